@@ -1,0 +1,56 @@
+# cozystack-policies: build, check and test the admission bundle.
+#
+#   make check   the main job: build the bundle, check examples/ with it
+#   make test    everything CI runs (sets up what it needs on a fresh machine)
+#   make bench   module sizes and evaluation medians next to the floor module
+
+POLICIES    := $(notdir $(patsubst %/Cargo.toml,%,$(wildcard policies/*/Cargo.toml)))
+TARGET      := wasm32-wasip1
+CARGO       := cargo
+CARGO_FLAGS := --locked
+CLI         := target/release/cozystack-policies
+WASM_DIR    := target/$(TARGET)/policy
+
+.PHONY: all setup dist cli check test lint unit e2e bench profile-table clean
+
+all: dist
+
+## Toolchain pieces a fresh machine lacks (rustup ships the rest).
+setup:
+	@rustup target list --installed | grep -qx $(TARGET) || rustup target add $(TARGET)
+	@rustup component list --installed | grep -q '^clippy' || rustup component add clippy
+	@rustup component list --installed | grep -q '^rustfmt' || rustup component add rustfmt
+
+cli: setup
+	$(CARGO) build $(CARGO_FLAGS) --release -p cozystack-policies
+
+## One annotated module per policy in dist/, plus the floor module the
+## benchmark compares against.
+dist: setup cli
+	$(CARGO) build $(CARGO_FLAGS) --profile policy --target $(TARGET) $(addprefix -p ,$(POLICIES)) -p floor-policy
+	$(CLI) dist --wasm-dir $(WASM_DIR) --out dist
+
+## The main job: every policy over the example change (before -> after).
+check: dist
+	$(CLI) check --old examples/before examples/after
+
+lint: setup
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy $(CARGO_FLAGS) --release --workspace --all-targets -- -D warnings
+
+## Unit tests of every crate, and every case of every policy through the host.
+unit: dist
+	$(CARGO) test $(CARGO_FLAGS) --release --workspace
+
+## The same cases through kwctl (skipped, visibly, without kwctl).
+e2e: dist
+	e2e/run.sh
+
+test: lint unit e2e
+
+bench: dist
+	$(CLI) bench
+
+clean:
+	$(CARGO) clean
+	rm -rf dist

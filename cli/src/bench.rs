@@ -1,0 +1,160 @@
+//! `bench`: the cost of each policy per evaluation, next to the floor.
+//!
+//! Timing noise on shared machines is large between runs (±25 % here), so
+//! the comparison happens inside one process: every round evaluates the
+//! accept-all floor module and the policy on the same payload, alternating
+//! which goes first, each in a fresh instance as policy-server does; the
+//! figures are medians over the rounds. The request is each policy's case
+//! marked `benchmark: true`.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use host::PolicyModule;
+use host::case::{Case, case_files};
+use serde_json::Value;
+
+use crate::workspace::PolicyDir;
+
+/// Targets the benchmark reports against.
+const MAX_MODULE_BYTES: usize = 250 * 1024;
+const MAX_RATIO: f64 = 1.15;
+
+/// One policy's measurements.
+#[derive(Debug)]
+pub struct Measurement {
+    pub policy: String,
+    pub case: String,
+    pub size: usize,
+    pub floor: Duration,
+    pub median: Duration,
+}
+
+impl Measurement {
+    pub fn ratio(&self) -> f64 {
+        self.median.as_secs_f64() / self.floor.as_secs_f64().max(f64::MIN_POSITIVE)
+    }
+}
+
+fn median(samples: &mut [Duration]) -> Duration {
+    samples.sort_unstable();
+    samples.get(samples.len() / 2).copied().unwrap_or_default()
+}
+
+fn benchmark_case(policy: &PolicyDir) -> Result<(String, Case)> {
+    let mut marked = Vec::new();
+    for file in case_files(&policy.cases_dir())? {
+        let case = Case::load(&file)?;
+        if case.benchmark {
+            let name = file
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            marked.push((name, case));
+        }
+    }
+    match marked.len() {
+        1 => marked.pop().context("benchmark case"),
+        n => bail!(
+            "{}: {n} cases are marked `benchmark: true`; mark exactly one",
+            policy.name
+        ),
+    }
+}
+
+/// Measures one policy against the floor.
+pub fn measure(
+    policy: &PolicyDir,
+    dist: &Path,
+    floor: &PolicyModule,
+    rounds: usize,
+) -> Result<Measurement> {
+    let (case_name, case) = benchmark_case(policy)?;
+    let module = PolicyModule::from_file(&policy.module_path(dist))?;
+    let configured = module.configure(case.settings.clone())?;
+    let floor_policy = floor.configure(Value::Null)?;
+    let request = case.admission_request().map_err(anyhow::Error::msg)?;
+    let payload = configured.payload(&request)?;
+    // Same bytes for both: the floor ignores the settings it is handed.
+    let check = configured.evaluate_payload(&request.uid, &payload);
+    if !(check.allowed || case.expect.result == host::case::Outcome::Fail) {
+        bail!(
+            "{}: the benchmark case does not evaluate as expected",
+            policy.name
+        );
+    }
+    let warmup = rounds / 10 + 10;
+    let mut floor_samples = Vec::with_capacity(rounds);
+    let mut policy_samples = Vec::with_capacity(rounds);
+    for round in 0..warmup + rounds {
+        let time = |policy: &host::Policy<'_>| {
+            let start = Instant::now();
+            let response = policy.evaluate_payload(&request.uid, &payload);
+            std::hint::black_box(response);
+            start.elapsed()
+        };
+        let (floor_time, policy_time) = if round % 2 == 0 {
+            let f = time(&floor_policy);
+            (f, time(&configured))
+        } else {
+            let p = time(&configured);
+            (time(&floor_policy), p)
+        };
+        if round >= warmup {
+            floor_samples.push(floor_time);
+            policy_samples.push(policy_time);
+        }
+    }
+    Ok(Measurement {
+        policy: policy.name.clone(),
+        case: case_name,
+        size: module.size(),
+        floor: median(&mut floor_samples),
+        median: median(&mut policy_samples),
+    })
+}
+
+/// The table `bench` prints.
+pub fn render(measurements: &[Measurement], floor_size: usize, rounds: usize) -> String {
+    let mut out = format!(
+        "{rounds} fresh-instance evaluations per module, interleaved with the floor; medians.\n\
+         {:<26} {:>9} {:>11} {:>11} {:>7}  {}\n",
+        "module", "size", "floor", "policy", "ratio", "request (case)"
+    );
+    out.push_str(&format!(
+        "{:<26} {:>7.1}KB\n",
+        "floor (accept-all)",
+        kb(floor_size)
+    ));
+    for m in measurements {
+        let over = if m.size > MAX_MODULE_BYTES || m.ratio() > MAX_RATIO {
+            "  over target"
+        } else {
+            ""
+        };
+        out.push_str(&format!(
+            "{:<26} {:>7.1}KB {:>9.1}µs {:>9.1}µs {:>6.2}x  {}{over}\n",
+            m.policy,
+            kb(m.size),
+            micros(m.floor),
+            micros(m.median),
+            m.ratio(),
+            m.case
+        ));
+    }
+    out.push_str(&format!(
+        "targets: module ≤ {:.0}KB, median ≤ {MAX_RATIO:.2}× floor\n",
+        kb(MAX_MODULE_BYTES)
+    ));
+    out
+}
+
+fn kb(bytes: usize) -> f64 {
+    // Module sizes are far below 2^52 bytes, so the conversion is exact.
+    f64::from(u32::try_from(bytes).unwrap_or(u32::MAX)) / 1024.0
+}
+
+fn micros(duration: Duration) -> f64 {
+    duration.as_secs_f64() * 1e6
+}

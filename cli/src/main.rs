@@ -1,0 +1,176 @@
+//! `cozystack-policies`: checks manifests against the policy bundle, and
+//! builds, benchmarks and publishes the bundle's modules.
+
+mod bench;
+mod case_export;
+mod check;
+mod dist;
+mod manifests;
+mod workspace;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(version, about)]
+struct Cli {
+    /// The repository root (policies/, dist/).
+    #[arg(long, global = true, default_value = ".")]
+    root: PathBuf,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Evaluate the whole bundle against Kubernetes manifests and print every
+    /// violation; exits 1 when there is one.
+    ///
+    /// With one tree every object is a CREATE (as audit-scanner sees live
+    /// objects). With --old, objects only in the new tree are CREATE, changed
+    /// ones UPDATE, objects only in the old tree DELETE.
+    Check {
+        /// Manifest files or directories after the change.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Manifests before the change.
+        #[arg(long)]
+        old: Option<PathBuf>,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Policy settings as POLICY=FILE (YAML or JSON); repeatable.
+        #[arg(long = "settings", value_name = "POLICY=FILE")]
+        settings: Vec<String>,
+        /// Directory of the annotated modules.
+        #[arg(long, default_value = "dist")]
+        dist: PathBuf,
+    },
+    /// Annotate cargo's wasm artifacts into dist/<policy>.wasm.
+    Dist {
+        /// Where cargo wrote the wasm artifacts.
+        #[arg(long, default_value = "target/wasm32-wasip1/policy")]
+        wasm_dir: PathBuf,
+        #[arg(long, default_value = "dist")]
+        out: PathBuf,
+    },
+    /// Median evaluation time of each module next to the accept-all floor.
+    Bench {
+        #[arg(long, default_value_t = 2000)]
+        rounds: usize,
+        #[arg(long, default_value = "dist")]
+        dist: PathBuf,
+        /// The floor module, built with the policies' profile.
+        #[arg(long, default_value = "target/wasm32-wasip1/policy/floor_policy.wasm")]
+        floor: PathBuf,
+        /// Only these policies.
+        policies: Vec<String>,
+    },
+    /// Split a case file into the files `kwctl run` takes (for e2e/kwctl.bats).
+    CaseFiles { case: PathBuf, out: PathBuf },
+}
+
+fn resolve(root: &Path, path: &Path) -> PathBuf {
+    if path.is_absolute() {
+        path.to_owned()
+    } else {
+        root.join(path)
+    }
+}
+
+fn parse_settings(root: &Path, pairs: &[String]) -> Result<BTreeMap<String, serde_json::Value>> {
+    pairs
+        .iter()
+        .map(|pair| {
+            let (policy, file) = pair
+                .split_once('=')
+                .with_context(|| format!("--settings {pair:?}: expected POLICY=FILE"))?;
+            let path = resolve(root, Path::new(file));
+            let text = std::fs::read_to_string(&path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            let value: serde_yaml::Value = serde_yaml::from_str(&text)
+                .with_context(|| format!("parsing {}", path.display()))?;
+            Ok((policy.to_owned(), serde_json::to_value(value)?))
+        })
+        .collect()
+}
+
+fn run(cli: Cli) -> Result<ExitCode> {
+    let root = &cli.root;
+    match cli.command {
+        Command::Check {
+            paths,
+            old,
+            json,
+            settings,
+            dist,
+        } => {
+            let dist = resolve(root, &dist);
+            let modules: Vec<PathBuf> = workspace::policies(root)?
+                .iter()
+                .map(|p| p.module_path(&dist))
+                .collect();
+            if let Some(missing) = modules.iter().find(|m| !m.is_file()) {
+                bail!(
+                    "{} is missing: build the bundle with `make dist`",
+                    missing.display()
+                );
+            }
+            let bundle = check::Bundle::load(&modules, parse_settings(root, &settings)?)?;
+            let paths: Vec<PathBuf> = paths.iter().map(|p| resolve(root, p)).collect();
+            let old = old.map(|o| resolve(root, &o));
+            let violated = check::run(old.as_deref(), &paths, &bundle, json)?;
+            Ok(if violated {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            })
+        }
+        Command::Dist { wasm_dir, out } => {
+            let (wasm_dir, out) = (resolve(root, &wasm_dir), resolve(root, &out));
+            for policy in workspace::policies(root)? {
+                let size = dist::annotate(&policy, &wasm_dir, &out)?;
+                println!(
+                    "{:<28} {:>8} bytes",
+                    policy.module_path(&out).display(),
+                    size
+                );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Bench {
+            rounds,
+            dist,
+            floor,
+            policies,
+        } => {
+            let dist = resolve(root, &dist);
+            let floor = host::PolicyModule::from_file(&resolve(root, &floor))?;
+            let selected = workspace::select(workspace::policies(root)?, &policies)?;
+            let measurements = selected
+                .iter()
+                .map(|policy| bench::measure(policy, &dist, &floor, rounds))
+                .collect::<Result<Vec<_>>>()?;
+            print!("{}", bench::render(&measurements, floor.size(), rounds));
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::CaseFiles { case, out } => {
+            case_export::export(&resolve(root, &case), &resolve(root, &out))?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,98 @@
+//! The policies of this repository: where their sources, metadata and
+//! modules are.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use host::Metadata;
+
+/// One policy crate under `policies/`.
+#[derive(Debug, Clone)]
+pub struct PolicyDir {
+    /// Directory name, which is also the crate and module name.
+    pub name: String,
+    pub dir: PathBuf,
+}
+
+impl PolicyDir {
+    pub fn metadata_path(&self) -> PathBuf {
+        self.dir.join("metadata.yml")
+    }
+
+    pub fn readme_path(&self) -> PathBuf {
+        self.dir.join("README.md")
+    }
+
+    pub fn cases_dir(&self) -> PathBuf {
+        self.dir.join("tests/cases")
+    }
+
+    /// The file cargo writes for this crate (`no-delete` → `no_delete.wasm`).
+    pub fn cargo_artifact(&self, wasm_dir: &Path) -> PathBuf {
+        wasm_dir.join(format!("{}.wasm", self.name.replace('-', "_")))
+    }
+
+    /// The annotated module in a distribution directory.
+    pub fn module_path(&self, dist: &Path) -> PathBuf {
+        dist.join(format!("{}.wasm", self.name))
+    }
+
+    pub fn metadata(&self) -> Result<Metadata> {
+        Ok(Metadata::from_yaml_file(&self.metadata_path())?)
+    }
+
+    /// `package.version` of the crate.
+    pub fn crate_version(&self) -> Result<String> {
+        #[derive(serde::Deserialize)]
+        struct Manifest {
+            package: Package,
+        }
+        #[derive(serde::Deserialize)]
+        struct Package {
+            version: String,
+        }
+        let path = self.dir.join("Cargo.toml");
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("reading {}", path.display()))?;
+        let manifest: Manifest =
+            toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+        Ok(manifest.package.version)
+    }
+}
+
+/// Every policy crate under `<root>/policies`, by name.
+pub fn policies(root: &Path) -> Result<Vec<PolicyDir>> {
+    let dir = root.join("policies");
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(&dir).with_context(|| format!("reading {}", dir.display()))? {
+        let path = entry?.path();
+        if path.join("Cargo.toml").is_file() {
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            found.push(PolicyDir { name, dir: path });
+        }
+    }
+    found.sort_by(|a, b| a.name.cmp(&b.name));
+    if found.is_empty() {
+        bail!("no policy crates under {}", dir.display());
+    }
+    Ok(found)
+}
+
+/// Picks the named policies, or all of them when none are named.
+pub fn select(all: Vec<PolicyDir>, names: &[String]) -> Result<Vec<PolicyDir>> {
+    if names.is_empty() {
+        return Ok(all);
+    }
+    names
+        .iter()
+        .map(|name| {
+            all.iter()
+                .find(|p| &p.name == name)
+                .cloned()
+                .with_context(|| format!("no policy called {name:?}"))
+        })
+        .collect()
+}

@@ -1,0 +1,167 @@
+//! The host side of `host_call`: what a policy may ask of the host during
+//! one evaluation, and what it gets back.
+//!
+//! Like policy-server, the host answers `kubewarden/tracing/log` always,
+//! checks Kubernetes reads against the policy's `contextAwareResources`, and
+//! refuses everything else. Cluster reads are answered from a recorded
+//! session (tests) or refused (offline checks), never from a live cluster.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use crate::metadata::ContextAwareResource;
+use crate::replay::{CapabilityRequest, Session};
+
+/// How cluster reads are answered during an evaluation.
+#[derive(Debug, Clone)]
+pub enum HostCapabilities {
+    /// Every capability call fails with this reason, as on a policy-server
+    /// that cannot reach the cluster or has not granted the capability.
+    Denied(String),
+    /// Calls are answered from a recorded session, strictly in order.
+    Replay(Session),
+}
+
+impl HostCapabilities {
+    /// The answer offline checks give: no cluster to read from.
+    pub fn offline() -> Self {
+        Self::Denied(
+            "no cluster connection: context-aware lookups are not available offline".to_owned(),
+        )
+    }
+}
+
+/// A line the guest logged through `kubewarden/tracing/log`.
+pub type GuestLog = String;
+
+/// Mutable state of one evaluation's host callback.
+#[derive(Debug)]
+pub(crate) struct CallRecord {
+    allowed: Vec<ContextAwareResource>,
+    capabilities: HostCapabilities,
+    pub(crate) logs: Vec<GuestLog>,
+    pub(crate) calls: Vec<CapabilityRequest>,
+}
+
+impl CallRecord {
+    pub(crate) fn new(allowed: Vec<ContextAwareResource>, capabilities: HostCapabilities) -> Self {
+        Self {
+            allowed,
+            capabilities,
+            logs: Vec::new(),
+            calls: Vec::new(),
+        }
+    }
+
+    /// Recorded exchanges left unused (always 0 when calls are denied).
+    pub(crate) fn unused_exchanges(&self) -> usize {
+        match &self.capabilities {
+            HostCapabilities::Replay(session) => session.unused(),
+            HostCapabilities::Denied(_) => 0,
+        }
+    }
+
+    fn answer(
+        &mut self,
+        binding: &str,
+        namespace: &str,
+        operation: &str,
+        payload: &[u8],
+    ) -> Result<Vec<u8>, String> {
+        if binding != "kubewarden" {
+            return Err(format!("unknown binding: {binding}"));
+        }
+        if (namespace, operation) == ("tracing", "log") {
+            self.logs
+                .push(String::from_utf8_lossy(payload).into_owned());
+            return Ok(Vec::new());
+        }
+        let request = CapabilityRequest::from_host_call(namespace, operation, payload)?;
+        self.calls.push(request.clone());
+        if let Some((api_version, kind)) = request.kubernetes_resource()
+            && !self
+                .allowed
+                .iter()
+                .any(|r| r.api_version == api_version && r.kind == kind)
+        {
+            return Err(format!(
+                "Policy has not been granted access to Kubernetes {api_version}/{kind} resources. \
+                 The violation has been reported."
+            ));
+        }
+        match &mut self.capabilities {
+            HostCapabilities::Denied(reason) => Err(reason.clone()),
+            HostCapabilities::Replay(session) => session.answer(&request),
+        }
+    }
+}
+
+/// Builds the waPC host callback around a shared call record.
+pub(crate) fn host_callback(record: Arc<Mutex<CallRecord>>) -> Box<wapc::HostCallback> {
+    Box::new(move |_id, binding, namespace, operation, payload| {
+        let mut record = record.lock().unwrap_or_else(PoisonError::into_inner);
+        record
+            .answer(binding, namespace, operation, payload)
+            .map_err(|message| message.into())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn logs_are_always_answered() {
+        let mut record = CallRecord::new(vec![], HostCapabilities::offline());
+        assert_eq!(
+            record
+                .answer("kubewarden", "tracing", "log", b"{\"msg\":1}")
+                .unwrap(),
+            b""
+        );
+        assert_eq!(record.logs, vec!["{\"msg\":1}".to_owned()]);
+    }
+
+    #[test]
+    fn kinds_outside_the_allow_list_are_refused() {
+        let mut record = CallRecord::new(vec![], HostCapabilities::Replay(Session::default()));
+        let payload = br#"{"api_version":"v1","kind":"Secret","namespace":"a"}"#;
+        let error = record
+            .answer(
+                "kubewarden",
+                "kubernetes",
+                "list_resources_by_namespace",
+                payload,
+            )
+            .unwrap_err();
+        assert!(
+            error.contains("not been granted access to Kubernetes v1/Secret"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn offline_denies_with_its_reason() {
+        let allowed = vec![ContextAwareResource {
+            api_version: "v1".into(),
+            kind: "Secret".into(),
+        }];
+        let mut record = CallRecord::new(allowed, HostCapabilities::offline());
+        let payload = br#"{"api_version":"v1","kind":"Secret","namespace":"a"}"#;
+        let error = record
+            .answer(
+                "kubewarden",
+                "kubernetes",
+                "list_resources_by_namespace",
+                payload,
+            )
+            .unwrap_err();
+        assert!(error.contains("offline"));
+        assert_eq!(record.calls.len(), 1);
+    }
+
+    #[test]
+    fn other_bindings_are_refused() {
+        let mut record = CallRecord::new(vec![], HostCapabilities::offline());
+        assert!(record.answer("other", "tracing", "log", b"").is_err());
+    }
+}

@@ -1,0 +1,20 @@
+//! A policy-server-faithful host for Kubewarden waPC policies.
+//!
+//! It loads a built `.wasm` with wasmtime through the waPC host crates that
+//! Kubewarden's policy-evaluator uses, validates settings before anything
+//! else, runs each evaluation in a fresh instance, answers host calls from
+//! recorded kwctl sessions, and turns traps into the 500 rejections a
+//! policy-server would send.
+
+pub mod admission;
+mod capabilities;
+pub mod case;
+pub mod metadata;
+pub mod policy;
+pub mod replay;
+pub mod wasm_sections;
+
+pub use admission::{AdmissionRequest, AdmissionResponse, Operation};
+pub use capabilities::HostCapabilities;
+pub use metadata::Metadata;
+pub use policy::{Evaluation, HostError, Policy, PolicyModule};

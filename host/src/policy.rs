@@ -1,0 +1,337 @@
+//! Loading a policy module and evaluating requests the way policy-server
+//! does.
+//!
+//! - one wasmtime engine with function references and epoch interruption,
+//!   ticked once a second, and a 2-tick deadline for `wapc_init` and each
+//!   call (policy-server's default `--policy-timeout` of 2 s);
+//! - settings are validated once, when a [`Policy`] is configured, and an
+//!   invalid configuration cannot be evaluated;
+//! - every evaluation rehydrates a fresh instance (new store, new
+//!   `wapc_init`), so no state survives between requests;
+//! - a trap or a guest error becomes `allowed: false`, code 500,
+//!   `internal server error: ...`.
+
+use std::path::Path;
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::Value;
+use wasmtime_provider::{EpochDeadlines, WasmtimeEngineProviderBuilder, WasmtimeEngineProviderPre};
+
+use crate::admission::{AdmissionRequest, AdmissionResponse, ValidationResponse};
+use crate::capabilities::{CallRecord, HostCapabilities, host_callback};
+use crate::metadata::{Metadata, MetadataError};
+use crate::replay::CapabilityRequest;
+
+/// Epoch ticks (seconds) a policy may run, as policy-server's default.
+const DEADLINE_TICKS: u64 = 2;
+const TICK: Duration = Duration::from_secs(1);
+
+/// Errors of loading or configuring a policy.
+#[derive(Debug, thiserror::Error)]
+pub enum HostError {
+    #[error("cannot read {path}: {error}")]
+    Io { path: String, error: std::io::Error },
+    #[error("cannot create the wasmtime engine: {0}")]
+    Engine(String),
+    #[error("cannot load module {name}: {message}")]
+    Load { name: String, message: String },
+    #[error(transparent)]
+    Metadata(#[from] MetadataError),
+    #[error("{name}: settings must be a map or null")]
+    SettingsShape { name: String },
+    /// `validate_settings` answered `valid: false`; policy-server refuses to
+    /// start with such a policy.
+    #[error("Provided settings are not valid: {message}")]
+    InvalidSettings { message: String },
+    #[error("{name}: {operation} failed: {message}")]
+    Call {
+        name: String,
+        operation: &'static str,
+        message: String,
+    },
+}
+
+static ENGINE: LazyLock<Result<wasmtime::Engine, String>> = LazyLock::new(|| {
+    let mut config = wasmtime::Config::new();
+    config.wasm_function_references(true);
+    config.epoch_interruption(true);
+    let engine = wasmtime::Engine::new(&config).map_err(|e| e.to_string())?;
+    let ticker = engine.weak();
+    std::thread::Builder::new()
+        .name("epoch-ticker".to_owned())
+        .spawn(move || {
+            while let Some(engine) = ticker.upgrade() {
+                std::thread::sleep(TICK);
+                engine.increment_epoch();
+            }
+        })
+        .map_err(|e| e.to_string())?;
+    Ok(engine)
+});
+
+fn engine() -> Result<wasmtime::Engine, HostError> {
+    ENGINE
+        .as_ref()
+        .cloned()
+        .map_err(|e| HostError::Engine(e.clone()))
+}
+
+const DEADLINES: EpochDeadlines = EpochDeadlines {
+    wapc_init: DEADLINE_TICKS,
+    wapc_func: DEADLINE_TICKS,
+};
+
+/// A compiled policy module and its embedded metadata.
+pub struct PolicyModule {
+    name: String,
+    metadata: Option<Metadata>,
+    pre: WasmtimeEngineProviderPre,
+    size: usize,
+}
+
+impl std::fmt::Debug for PolicyModule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PolicyModule")
+            .field("name", &self.name)
+            .field("size", &self.size)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One evaluation's outcome and what the guest did on the way.
+#[derive(Debug)]
+pub struct Evaluation {
+    pub response: AdmissionResponse,
+    /// Lines logged through `kubewarden/tracing/log`.
+    pub logs: Vec<String>,
+    /// Capability calls the guest made, in order.
+    pub host_calls: Vec<CapabilityRequest>,
+    /// Recorded exchanges the guest never asked for.
+    pub unused_exchanges: usize,
+}
+
+#[derive(Serialize)]
+struct ValidatePayload<'a> {
+    request: &'a AdmissionRequest,
+    settings: &'a Value,
+}
+
+impl PolicyModule {
+    /// Loads and compiles a module file; the name is the file stem.
+    pub fn from_file(path: &Path) -> Result<Self, HostError> {
+        let bytes = std::fs::read(path).map_err(|error| HostError::Io {
+            path: path.display().to_string(),
+            error,
+        })?;
+        let name = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        Self::from_bytes(name, &bytes)
+    }
+
+    /// Compiles a module held in memory.
+    pub fn from_bytes(name: String, bytes: &[u8]) -> Result<Self, HostError> {
+        let metadata = Metadata::from_wasm(bytes)?;
+        let load_error = |e: &dyn std::fmt::Display| HostError::Load {
+            name: name.clone(),
+            message: e.to_string(),
+        };
+        let module = wasmtime::Module::new(&engine()?, bytes).map_err(|e| load_error(&e))?;
+        let pre = WasmtimeEngineProviderBuilder::new()
+            .engine(engine()?)
+            .module(module)
+            .enable_epoch_interruptions(DEADLINES)
+            .build_pre()
+            .map_err(|e| load_error(&e))?;
+        Ok(Self {
+            name,
+            metadata,
+            pre,
+            size: bytes.len(),
+        })
+    }
+
+    /// The module's name (file stem).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Embedded metadata, `None` for a module that was never annotated.
+    pub fn metadata(&self) -> Option<&Metadata> {
+        self.metadata.as_ref()
+    }
+
+    /// Size of the module file in bytes.
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
+    fn instantiate(&self, record: Arc<Mutex<CallRecord>>) -> Result<wapc::WapcHost, String> {
+        let provider = self
+            .pre
+            .rehydrate(Some(DEADLINES))
+            .map_err(|e| e.to_string())?;
+        wapc::WapcHost::new(Box::new(provider), Some(host_callback(record)))
+            .map_err(|e| e.to_string())
+    }
+
+    fn call(&self, operation: &'static str, payload: &[u8]) -> Result<Vec<u8>, HostError> {
+        let record = Arc::new(Mutex::new(CallRecord::new(
+            vec![],
+            HostCapabilities::offline(),
+        )));
+        let call_error = |message: String| HostError::Call {
+            name: self.name.clone(),
+            operation,
+            message,
+        };
+        let host = self.instantiate(record).map_err(call_error)?;
+        host.call(operation, payload)
+            .map_err(|e| call_error(e.to_string()))
+    }
+
+    /// Asks the guest for its protocol version, as `kwctl annotate` does.
+    pub fn protocol_version(&self) -> Result<String, HostError> {
+        let answer = self.call("protocol_version", b"")?;
+        serde_json::from_slice(&answer).map_err(|e| HostError::Call {
+            name: self.name.clone(),
+            operation: "protocol_version",
+            message: e.to_string(),
+        })
+    }
+
+    /// Validates `settings` with the guest and returns a policy ready to
+    /// evaluate, or the guest's refusal.
+    pub fn configure(&self, settings: Value) -> Result<Policy<'_>, HostError> {
+        let settings = match settings {
+            Value::Null => Value::Object(Default::default()),
+            map @ Value::Object(_) => map,
+            _ => {
+                return Err(HostError::SettingsShape {
+                    name: self.name.clone(),
+                });
+            }
+        };
+        let payload = serde_json::to_vec(&settings).map_err(|e| HostError::Call {
+            name: self.name.clone(),
+            operation: "validate_settings",
+            message: e.to_string(),
+        })?;
+        let verdict = match self.call("validate_settings", &payload) {
+            Ok(answer) => serde_json::from_slice::<SettingsVerdict>(&answer).unwrap_or_else(|e| {
+                SettingsVerdict {
+                    valid: false,
+                    message: Some(format!("error: {e}")),
+                }
+            }),
+            Err(e) => SettingsVerdict {
+                valid: false,
+                message: Some(format!("Error invoking settings validation callback: {e}")),
+            },
+        };
+        if verdict.valid {
+            Ok(Policy {
+                module: self,
+                settings,
+            })
+        } else {
+            Err(HostError::InvalidSettings {
+                message: verdict.message.unwrap_or_default(),
+            })
+        }
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct SettingsVerdict {
+    valid: bool,
+    #[serde(default)]
+    message: Option<String>,
+}
+
+/// A module with validated settings.
+#[derive(Debug)]
+pub struct Policy<'m> {
+    module: &'m PolicyModule,
+    settings: Value,
+}
+
+impl Policy<'_> {
+    /// The module this policy runs.
+    pub fn module(&self) -> &PolicyModule {
+        self.module
+    }
+
+    /// Evaluates one request in a fresh instance.
+    pub fn evaluate(
+        &self,
+        request: &AdmissionRequest,
+        capabilities: HostCapabilities,
+    ) -> Evaluation {
+        let allowed = self
+            .module
+            .metadata()
+            .map(|m| m.context_aware_resources.clone())
+            .unwrap_or_default();
+        let record = Arc::new(Mutex::new(CallRecord::new(allowed, capabilities)));
+        let response = self.run(request, Arc::clone(&record));
+        let record = record.lock().unwrap_or_else(PoisonError::into_inner);
+        Evaluation {
+            response,
+            logs: record.logs.clone(),
+            host_calls: record.calls.clone(),
+            unused_exchanges: record.unused_exchanges(),
+        }
+    }
+
+    /// Evaluates one request with the payload already serialised; the
+    /// benchmark uses this to measure only what policy-server does per
+    /// request.
+    pub fn evaluate_payload(&self, uid: &str, payload: &[u8]) -> AdmissionResponse {
+        let record = Arc::new(Mutex::new(CallRecord::new(
+            vec![],
+            HostCapabilities::offline(),
+        )));
+        self.call_validate(uid, payload, record)
+    }
+
+    /// The `validate` payload for a request under these settings.
+    pub fn payload(&self, request: &AdmissionRequest) -> Result<Vec<u8>, serde_json::Error> {
+        serde_json::to_vec(&ValidatePayload {
+            request,
+            settings: &self.settings,
+        })
+    }
+
+    fn run(&self, request: &AdmissionRequest, record: Arc<Mutex<CallRecord>>) -> AdmissionResponse {
+        match self.payload(request) {
+            Ok(payload) => self.call_validate(&request.uid, &payload, record),
+            Err(e) => AdmissionResponse::internal_server_error(&request.uid, &e.to_string()),
+        }
+    }
+
+    fn call_validate(
+        &self,
+        uid: &str,
+        payload: &[u8],
+        record: Arc<Mutex<CallRecord>>,
+    ) -> AdmissionResponse {
+        let host = match self.module.instantiate(record) {
+            Ok(host) => host,
+            Err(e) => return AdmissionResponse::internal_server_error(uid, &e),
+        };
+        match host.call("validate", payload) {
+            Ok(answer) => match serde_json::from_slice::<ValidationResponse>(&answer) {
+                Ok(response) => response.into_admission_response(uid),
+                Err(e) => AdmissionResponse::internal_server_error(
+                    uid,
+                    &format!("cannot deserialize policy validation response: {e}"),
+                ),
+            },
+            Err(e) => AdmissionResponse::internal_server_error(uid, &e.to_string()),
+        }
+    }
+}

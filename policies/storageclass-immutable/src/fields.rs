@@ -1,0 +1,83 @@
+//! Which fields are immutable, per kind, with the chart default that applies
+//! when the field is absent.
+//!
+//! Source: the `## @immutable` markers of the v1.5.0–v1.6.2 charts, rendered
+//! as `x-kubernetes-validations: [{rule: "self == oldSelf", message:
+//! "storageClass is immutable"}]` in each `values.schema.json`: exactly these
+//! 16 kinds. Kubernetes node groups (`spec.nodeGroups.*.storageClass`),
+//! Etcd and KubernetesNodes are deliberately absent: their classes may change.
+
+/// One immutable field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImmutableField<'s> {
+    /// Dotted path from the object root, e.g. `spec.kafka.storageClass`.
+    pub path: &'s str,
+    /// The chart default, which an absent field (or absent parent) takes.
+    pub default: &'s str,
+}
+
+const fn field(path: &'static str, default: &'static str) -> ImmutableField<'static> {
+    ImmutableField { path, default }
+}
+
+const STORAGE_CLASS: &[ImmutableField<'static>] = &[field("spec.storageClass", "")];
+const STORAGE_CLASS_REPLICATED: &[ImmutableField<'static>] =
+    &[field("spec.storageClass", "replicated")];
+
+/// The platform's immutable storage classes, by kind.
+pub const PLATFORM: &[(&str, &[ImmutableField<'static>])] = &[
+    ("ClickHouse", STORAGE_CLASS),
+    ("FoundationDB", &[field("spec.storage.storageClass", "")]),
+    ("HTTPCache", STORAGE_CLASS),
+    ("Harbor", STORAGE_CLASS),
+    (
+        "Kafka",
+        &[
+            field("spec.kafka.storageClass", ""),
+            field("spec.zookeeper.storageClass", ""),
+        ],
+    ),
+    ("Kubernetes", STORAGE_CLASS_REPLICATED),
+    ("MariaDB", STORAGE_CLASS),
+    ("MongoDB", STORAGE_CLASS),
+    ("NATS", STORAGE_CLASS),
+    ("OpenBAO", STORAGE_CLASS),
+    ("OpenSearch", STORAGE_CLASS),
+    ("Postgres", STORAGE_CLASS),
+    ("Qdrant", STORAGE_CLASS),
+    ("RabbitMQ", STORAGE_CLASS),
+    ("Redis", STORAGE_CLASS),
+    ("VMDisk", STORAGE_CLASS_REPLICATED),
+];
+
+/// The immutable fields of `kind` on the platform.
+pub fn platform_fields(kind: &str) -> &'static [ImmutableField<'static>] {
+    PLATFORM
+        .iter()
+        .find(|(k, _)| *k == kind)
+        .map_or(&[], |(_, fields)| fields)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sixteen_kinds_all_in_the_catalogue() {
+        assert_eq!(PLATFORM.len(), 16);
+        for (kind, fields) in PLATFORM {
+            assert!(shared::catalogue::app_kind(kind).is_some(), "{kind}");
+            assert!(!fields.is_empty());
+        }
+    }
+
+    #[test]
+    fn defaults_follow_the_charts() {
+        assert_eq!(platform_fields("Kubernetes")[0].default, "replicated");
+        assert_eq!(platform_fields("VMDisk")[0].default, "replicated");
+        assert_eq!(platform_fields("Postgres")[0].default, "");
+        assert_eq!(platform_fields("Kafka").len(), 2);
+        assert!(platform_fields("Etcd").is_empty());
+        assert!(platform_fields("KubernetesNodes").is_empty());
+    }
+}

@@ -1,0 +1,90 @@
+//! `storageclass-immutable`: the charts' `storageClass is immutable`, enforced.
+//!
+//! Sixteen Cozystack charts mark their storage class `@immutable`
+//! (`self == oldSelf`), but cozystack-api evaluates no CEL: only the
+//! dashboard honours the marker, and `kubectl` can change the class. The
+//! release then re-renders with the new class while every existing
+//! PersistentVolumeClaim keeps the old one; nothing migrates. This policy
+//! rejects such an UPDATE at admission, comparing *effective* values: an
+//! absent field (or an absent parent object, or a PUT body without `spec`)
+//! means the chart default.
+
+mod fields;
+mod settings;
+
+use fields::{ImmutableField, platform_fields};
+use shared::{Field, FieldError, FieldPath, Operation, Refusal, Request, Review, Verdict};
+
+pub use settings::{AdditionalField, Settings};
+
+shared::policy!(Settings, evaluate);
+
+/// The immutable fields of the request's kind: the platform's and the
+/// configured ones.
+fn immutable_fields<'s>(kind: &str, settings: &'s Settings) -> Vec<ImmutableField<'s>> {
+    let configured = settings
+        .additional_fields
+        .iter()
+        .filter(|extra| extra.kind == kind)
+        .map(|extra| ImmutableField {
+            path: &extra.path,
+            default: &extra.default,
+        });
+    platform_fields(kind)
+        .iter()
+        .cloned()
+        .chain(configured)
+        .collect()
+}
+
+/// The object, which an UPDATE must carry.
+fn required_object<'a>(object: Field<'a>, name: &str) -> Result<Field<'a>, FieldError> {
+    if object.is_present() {
+        Ok(object)
+    } else {
+        Err(FieldError::Missing {
+            path: FieldPath::parse(name),
+        })
+    }
+}
+
+/// The rule: pure over the request and settings.
+pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, FieldError> {
+    if request.operation != Operation::Update || settings.exemptions.exempts(&request.user) {
+        return Ok(Verdict::allow());
+    }
+    let fields = immutable_fields(&request.kind, settings);
+    if fields.is_empty() {
+        return Ok(Verdict::allow());
+    }
+    let old_object = required_object(request.old_object()?, "oldObject")?;
+    let object = required_object(request.object()?, "object")?;
+    let mut review = Review::new();
+    for field in &fields {
+        let before = old_object.at(field.path)?;
+        let after = object.at(field.path)?;
+        let old_value = before.string_or(field.default)?;
+        let new_value = after.string_or(field.default)?;
+        if old_value != new_value {
+            let omitted = if after.is_present() {
+                String::new()
+            } else {
+                format!(
+                    " (the request omits it, so the chart default {:?} would apply)",
+                    field.default
+                )
+            };
+            review.violation(
+                after.path(),
+                format!(
+                    "storageClass is immutable: {} cannot change from {old_value:?} to {new_value:?}{omitted}. \
+                     Existing PersistentVolumeClaims keep their class, so the change would never move any data. \
+                     Keep {old_value:?}; to use another class, back up, create a new {} with it and restore into it.",
+                    request.describe(),
+                    request.kind,
+                ),
+            );
+        }
+    }
+    Ok(review.verdict(Refusal::Invalid))
+}

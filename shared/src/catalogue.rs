@@ -1,0 +1,101 @@
+//! The `apps.cozystack.io` kinds a Cozystack v1.5/v1.6 cluster can serve.
+//!
+//! Kinds and plurals come from the ApplicationDefinitions of v1.6.2
+//! (`spec.application.{kind,plural}`, hand-written there, not computed:
+//! `kuberneteses`, `kubernetesnodeses`, `externaldns`); the release prefix
+//! is `spec.release.prefix`, which names the HelmRelease behind each app.
+//! `ComputePlane` exists only on main (the future 1.7) and is not listed.
+
+/// API group of Cozystack applications.
+pub const APPS_GROUP: &str = "apps.cozystack.io";
+/// API version of Cozystack applications.
+pub const APPS_VERSION: &str = "v1alpha1";
+
+/// One application kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AppKind {
+    pub kind: &'static str,
+    pub plural: &'static str,
+    /// Prefix of the HelmRelease name (`postgres-` + app name).
+    pub release_prefix: &'static str,
+}
+
+const fn app(kind: &'static str, plural: &'static str, release_prefix: &'static str) -> AppKind {
+    AppKind {
+        kind,
+        plural,
+        release_prefix,
+    }
+}
+
+/// Every application kind, in alphabetical order.
+pub const APP_KINDS: &[AppKind] = &[
+    app("BootBox", "bootboxes", ""),
+    app("Bucket", "buckets", "bucket-"),
+    app("ClickHouse", "clickhouses", "clickhouse-"),
+    app("Etcd", "etcds", ""),
+    app("ExternalDNS", "externaldns", ""),
+    app("FoundationDB", "foundationdbs", "foundationdb-"),
+    app("HTTPCache", "httpcaches", "http-cache-"),
+    app("Harbor", "harbors", "harbor-"),
+    app("Info", "infos", ""),
+    app("Ingress", "ingresses", ""),
+    app("Kafka", "kafkas", "kafka-"),
+    app("Kubernetes", "kuberneteses", "kubernetes-"),
+    app("KubernetesNodes", "kubernetesnodeses", "kubernetes-nodes-"),
+    app("MariaDB", "mariadbs", "mariadb-"),
+    app("MongoDB", "mongodbs", "mongodb-"),
+    app("Monitoring", "monitorings", ""),
+    app("NATS", "natses", "nats-"),
+    app("OpenBAO", "openbaos", "openbao-"),
+    app("OpenSearch", "opensearches", "opensearch-"),
+    app("Postgres", "postgreses", "postgres-"),
+    app("Qdrant", "qdrants", "qdrant-"),
+    app("RabbitMQ", "rabbitmqs", "rabbitmq-"),
+    app("Redis", "redises", "redis-"),
+    app("SeaweedFS", "seaweedfses", ""),
+    app("TCPBalancer", "tcpbalancers", "tcp-balancer-"),
+    app("Tenant", "tenants", "tenant-"),
+    app("VMDisk", "vmdisks", "vm-disk-"),
+    app("VMInstance", "vminstances", "vm-instance-"),
+    app("VPN", "vpns", "vpn-"),
+    app(
+        "VirtualPrivateCloud",
+        "virtualprivateclouds",
+        "virtualprivatecloud-",
+    ),
+];
+
+/// The application kind called `kind` (exact, case-sensitive, as the API).
+pub fn app_kind(kind: &str) -> Option<&'static AppKind> {
+    APP_KINDS.iter().find(|a| a.kind == kind)
+}
+
+/// The application kind served under `plural`.
+pub fn app_kind_by_plural(plural: &str) -> Option<&'static AppKind> {
+    APP_KINDS.iter().find(|a| a.plural == plural)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thirty_kinds_with_unique_names_and_plurals() {
+        assert_eq!(APP_KINDS.len(), 30);
+        for (i, a) in APP_KINDS.iter().enumerate() {
+            for b in &APP_KINDS[i + 1..] {
+                assert_ne!(a.kind, b.kind);
+                assert_ne!(a.plural, b.plural);
+            }
+        }
+    }
+
+    #[test]
+    fn irregular_plurals_are_the_platform_s() {
+        assert_eq!(app_kind("Kubernetes").unwrap().plural, "kuberneteses");
+        assert_eq!(app_kind("ExternalDNS").unwrap().plural, "externaldns");
+        assert_eq!(app_kind_by_plural("postgreses").unwrap().kind, "Postgres");
+        assert_eq!(app_kind("postgres"), None);
+    }
+}

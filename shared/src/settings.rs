@@ -1,0 +1,175 @@
+//! Settings shared by every policy, and the `validate_settings` entry point.
+//!
+//! policy-server validates settings once, at start-up, and refuses to start
+//! when any policy answers `valid: false`; a typo must therefore be caught
+//! here, exactly: every settings struct denies unknown fields, and the
+//! message names the offending key.
+
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+
+use kubewarden_policy_sdk::settings::{SettingsValidationResponse, Validatable};
+use kubewarden_policy_sdk::wapc_guest::CallResult;
+
+use crate::request::User;
+use crate::validators::{is_dns1123_label, is_dns1123_subdomain};
+
+/// Callers a rule does not apply to: platform controllers, break-glass
+/// groups. Empty by default, as Cozystack's own guardrails exempt nobody.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Exemptions {
+    /// User names, exactly as authenticated (`alice@example.org`).
+    #[serde(default)]
+    pub users: Vec<String>,
+    /// Groups (`system:serviceaccounts:cozy-system` exempts every service
+    /// account of that namespace).
+    #[serde(default)]
+    pub groups: Vec<String>,
+    /// Service accounts as `namespace/name`.
+    #[serde(default)]
+    pub service_accounts: Vec<String>,
+}
+
+impl Exemptions {
+    /// Checks every entry; the message names the setting and the entry.
+    pub fn validate(&self) -> Result<(), String> {
+        for (setting, values) in [
+            ("exemptions.users", &self.users),
+            ("exemptions.groups", &self.groups),
+        ] {
+            if let Some(i) = values.iter().position(|v| v.trim().is_empty()) {
+                return Err(format!("{setting}[{i}] must not be empty"));
+            }
+        }
+        for (i, account) in self.service_accounts.iter().enumerate() {
+            let valid = account.split_once('/').is_some_and(|(namespace, name)| {
+                is_dns1123_label(namespace) && is_dns1123_subdomain(name)
+            });
+            if !valid {
+                return Err(format!(
+                    "exemptions.serviceAccounts[{i}]: {account:?} is not namespace/name (for example cozy-system/cozystack-migration-hook)"
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether the user is exempt.
+    pub fn exempts(&self, user: &User<'_>) -> bool {
+        self.users.iter().any(|u| *u == user.username)
+            || user
+                .groups
+                .iter()
+                .any(|g| self.groups.iter().any(|e| e == g))
+            || self.service_accounts.iter().any(|account| {
+                account.split_once('/').is_some_and(|(namespace, name)| {
+                    user.username
+                        .strip_prefix("system:serviceaccount:")
+                        .and_then(|rest| rest.split_once(':'))
+                        == Some((namespace, name))
+                })
+            })
+    }
+}
+
+/// serde's message without the line/column suffix, which means nothing to
+/// someone who wrote the settings as YAML in a policy resource.
+fn settings_error(error: &serde_json::Error) -> String {
+    let text = error.to_string();
+    let trimmed = match text.rfind(" at line ") {
+        Some(at) => text.get(..at).unwrap_or(&text),
+        None => &text,
+    };
+    format!("settings: {trimmed}")
+}
+
+/// Decodes and validates settings, with messages fit for an operator.
+pub fn check<S: DeserializeOwned + Validatable>(payload: &[u8]) -> Result<S, String> {
+    let settings: S = serde_json::from_slice(payload).map_err(|e| settings_error(&e))?;
+    settings.validate()?;
+    Ok(settings)
+}
+
+/// The waPC `validate_settings` function for settings type `S`.
+pub fn validate_settings<S: DeserializeOwned + Validatable>(payload: &[u8]) -> CallResult {
+    let outcome = check::<S>(payload);
+    let response = SettingsValidationResponse {
+        valid: outcome.is_ok(),
+        message: outcome.err(),
+    };
+    Ok(serde_json::to_vec(&response)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::borrow::Cow;
+
+    #[derive(Debug, Default, Deserialize)]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    struct Example {
+        #[serde(default)]
+        exemptions: Exemptions,
+    }
+
+    impl Validatable for Example {
+        fn validate(&self) -> Result<(), String> {
+            self.exemptions.validate()
+        }
+    }
+
+    fn answer(settings: &str) -> SettingsValidationResponse {
+        serde_json::from_slice(&validate_settings::<Example>(settings.as_bytes()).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn unknown_keys_and_wrong_types_are_refused_by_name() {
+        let typo = answer(r#"{"exemption": {}}"#);
+        assert!(!typo.valid);
+        assert_eq!(
+            typo.message.unwrap(),
+            "settings: unknown field `exemption`, expected `exemptions`"
+        );
+        let nested = answer(r#"{"exemptions": {"user": ["a"]}}"#);
+        assert!(nested.message.unwrap().contains("unknown field `user`"));
+        let wrong = answer(r#"{"exemptions": {"users": "alice"}}"#);
+        assert!(wrong.message.unwrap().contains("expected a sequence"));
+        assert!(answer("{}").valid);
+    }
+
+    #[test]
+    fn entries_are_checked() {
+        let bad = answer(r#"{"exemptions": {"serviceAccounts": ["cozy-system:flux"]}}"#);
+        assert!(
+            bad.message
+                .unwrap()
+                .starts_with("exemptions.serviceAccounts[0]")
+        );
+        assert!(!answer(r#"{"exemptions": {"groups": [""]}}"#).valid);
+        assert!(
+            answer(
+                r#"{"exemptions": {"serviceAccounts": ["cozy-system/cozystack-migration-hook"]}}"#
+            )
+            .valid
+        );
+    }
+
+    #[test]
+    fn exempts_users_groups_and_service_accounts() {
+        let exemptions = Exemptions {
+            users: vec!["alice".into()],
+            groups: vec!["ops".into()],
+            service_accounts: vec!["cozy-system/hook".into()],
+        };
+        let user = |name: &'static str, groups: &[&'static str]| User {
+            username: Cow::Borrowed(name),
+            groups: groups.iter().map(|g| Cow::Borrowed(*g)).collect(),
+        };
+        assert!(exemptions.exempts(&user("alice", &[])));
+        assert!(exemptions.exempts(&user("bob", &["ops"])));
+        assert!(exemptions.exempts(&user("system:serviceaccount:cozy-system:hook", &[])));
+        assert!(!exemptions.exempts(&user("system:serviceaccount:cozy-system:other", &[])));
+        assert!(!exemptions.exempts(&user("bob", &["dev"])));
+    }
+}

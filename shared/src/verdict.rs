@@ -1,0 +1,358 @@
+//! What a rule concludes, and how that becomes the policy's answer.
+//!
+//! A rule collects [`Finding`]s in a [`Review`]: violations reject the
+//! request, warnings travel with it either way. Each finding reads
+//! `<field path>: <problem and fix>`; several violations are one message,
+//! one per line, so a person reads them in `kubectl` output and a tool can
+//! split them again (values quoted from the request are escaped, so a
+//! finding never spans lines).
+
+use std::fmt;
+
+use kubewarden_policy_sdk::response::ValidationResponse;
+use kubewarden_policy_sdk::wapc_guest::CallResult;
+
+use crate::field::{FieldError, FieldPath};
+
+/// Kubernetes limits a warning to 256 characters and truncates beyond.
+const MAX_WARNING_CHARS: usize = 256;
+
+/// One problem at one place.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    pub path: FieldPath,
+    pub message: String,
+}
+
+impl Finding {
+    /// A finding at `path`.
+    pub fn new(path: FieldPath, message: impl Into<String>) -> Self {
+        Self {
+            path,
+            message: message.into(),
+        }
+    }
+}
+
+/// Whether `text` is a path as [`FieldPath`] renders it: plain keys joined
+/// by `.`, `[index]`, and `["quoted key"]`.
+fn is_rendered_path(text: &str) -> bool {
+    let mut rest = text;
+    let mut first = true;
+    while !rest.is_empty() {
+        if let Some(bracketed) = rest.strip_prefix('[') {
+            let close = if bracketed.starts_with('"') {
+                // A JSON string, then `]`: find the closing unescaped quote.
+                let mut escaped = false;
+                bracketed
+                    .char_indices()
+                    .skip(1)
+                    .find(|(_, c)| {
+                        let end = *c == '"' && !escaped;
+                        escaped = *c == '\\' && !escaped;
+                        end
+                    })
+                    .map(|(i, _)| i + 1)
+                    .filter(|i| bracketed.get(*i..).is_some_and(|r| r.starts_with(']')))
+            } else {
+                bracketed.find(']').filter(|i| {
+                    *i > 0
+                        && bracketed
+                            .get(..*i)
+                            .is_some_and(|d| d.bytes().all(|b| b.is_ascii_digit()))
+                })
+            };
+            let Some(close) = close else {
+                return false;
+            };
+            rest = bracketed.get(close + 1..).unwrap_or_default();
+        } else {
+            let key = if first {
+                rest
+            } else if let Some(after_dot) = rest.strip_prefix('.') {
+                after_dot
+            } else {
+                return false;
+            };
+            let len = key.find(['.', '[']).unwrap_or(key.len());
+            let name = key.get(..len).unwrap_or_default();
+            if name.is_empty()
+                || !name
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+            {
+                return false;
+            }
+            rest = key.get(len..).unwrap_or_default();
+        }
+        first = false;
+    }
+    !first
+}
+
+impl Finding {
+    /// Reads back one line of a message written by [`Verdict::message`] (or
+    /// one warning): the path before the first `": "` when it reads as a
+    /// path, otherwise a finding about the whole object.
+    pub fn parse_line(line: &str) -> Finding {
+        if let Some((head, tail)) = line.split_once(": ")
+            && is_rendered_path(head)
+        {
+            return Finding::new(FieldPath::from_rendered(head), tail);
+        }
+        Finding::new(FieldPath::root(), line)
+    }
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_root() {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "{}: {}", self.path, self.message)
+        }
+    }
+}
+
+/// Why a request is refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// The request or the object is not shaped as the rule's subject must be.
+    Malformed,
+    /// The operation is not permitted on this object (deletion guards).
+    Forbidden,
+    /// The object is invalid for the platform (a chart would fail or
+    /// silently ignore it, an immutable field changed).
+    Invalid,
+}
+
+impl Refusal {
+    /// The response code: 400, 403 or 422.
+    pub fn code(self) -> u16 {
+        match self {
+            Refusal::Malformed => 400,
+            Refusal::Forbidden => 403,
+            Refusal::Invalid => 422,
+        }
+    }
+}
+
+/// The outcome of a rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    Allow {
+        warnings: Vec<Finding>,
+    },
+    Deny {
+        refusal: Refusal,
+        violations: Vec<Finding>,
+        warnings: Vec<Finding>,
+    },
+}
+
+impl Verdict {
+    /// Allowed, nothing to say.
+    pub fn allow() -> Self {
+        Verdict::Allow {
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Rejected because a field has the wrong shape.
+    pub fn malformed(error: &FieldError) -> Self {
+        Verdict::Deny {
+            refusal: Refusal::Malformed,
+            violations: vec![if error.path().is_root() {
+                Finding::new(FieldPath::root(), error.to_string())
+            } else {
+                Finding::new(error.path().clone(), error.problem())
+            }],
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Whether the request is allowed.
+    pub fn is_allowed(&self) -> bool {
+        matches!(self, Verdict::Allow { .. })
+    }
+
+    /// The rejection message: one finding per line.
+    pub fn message(&self) -> Option<String> {
+        match self {
+            Verdict::Allow { .. } => None,
+            Verdict::Deny { violations, .. } => Some(
+                violations
+                    .iter()
+                    .map(|v| single_line(&v.to_string()))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            ),
+        }
+    }
+
+    /// Warnings as the apiserver passes them on: one line each, header-safe,
+    /// at most 256 characters.
+    pub fn warnings(&self) -> Vec<String> {
+        let (Verdict::Allow { warnings } | Verdict::Deny { warnings, .. }) = self;
+        warnings
+            .iter()
+            .map(|w| warning_text(&w.to_string()))
+            .collect()
+    }
+
+    /// The SDK response for this verdict.
+    pub fn into_response(self) -> CallResult {
+        let warnings = self.warnings();
+        let (accepted, code) = match &self {
+            Verdict::Allow { .. } => (true, None),
+            Verdict::Deny { refusal, .. } => (false, Some(refusal.code())),
+        };
+        let response = ValidationResponse {
+            accepted,
+            message: self.message(),
+            code,
+            mutated_object: None,
+            audit_annotations: None,
+            warnings: (!warnings.is_empty()).then_some(warnings),
+        };
+        Ok(serde_json::to_vec(&response)?)
+    }
+}
+
+fn single_line(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
+fn warning_text(text: &str) -> String {
+    let clean = single_line(text);
+    if clean.chars().count() <= MAX_WARNING_CHARS {
+        return clean;
+    }
+    let mut cut: String = clean.chars().take(MAX_WARNING_CHARS - 1).collect();
+    cut.push('…');
+    cut
+}
+
+/// Collects findings while a rule runs.
+#[derive(Debug, Default)]
+pub struct Review {
+    violations: Vec<Finding>,
+    warnings: Vec<Finding>,
+}
+
+impl Review {
+    /// An empty review.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Records a violation at `path`.
+    pub fn violation(&mut self, path: &FieldPath, message: impl Into<String>) {
+        self.violations.push(Finding::new(path.clone(), message));
+    }
+
+    /// Records a warning at `path`.
+    pub fn warning(&mut self, path: &FieldPath, message: impl Into<String>) {
+        self.warnings.push(Finding::new(path.clone(), message));
+    }
+
+    /// Whether any violation was recorded.
+    pub fn has_violations(&self) -> bool {
+        !self.violations.is_empty()
+    }
+
+    /// Allow with the warnings when nothing was violated, otherwise deny
+    /// for `refusal`.
+    pub fn verdict(self, refusal: Refusal) -> Verdict {
+        if self.violations.is_empty() {
+            Verdict::Allow {
+                warnings: self.warnings,
+            }
+        } else {
+            Verdict::Deny {
+                refusal,
+                violations: self.violations,
+                warnings: self.warnings,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode(result: CallResult) -> serde_json::Value {
+        serde_json::from_slice(&result.unwrap()).unwrap()
+    }
+
+    #[test]
+    fn violations_become_one_line_each() {
+        let mut review = Review::new();
+        review.violation(&FieldPath::parse("spec.a"), "first");
+        review.violation(&FieldPath::parse("spec.b"), "second\nline");
+        review.warning(&FieldPath::root(), "heads up");
+        let response = decode(review.verdict(Refusal::Invalid).into_response());
+        assert_eq!(response["accepted"], false);
+        assert_eq!(response["code"], 422);
+        assert_eq!(response["message"], "spec.a: first\nspec.b: second line");
+        assert_eq!(response["warnings"], serde_json::json!(["heads up"]));
+    }
+
+    #[test]
+    fn allow_carries_warnings_only_when_there_are_some() {
+        let response = decode(Verdict::allow().into_response());
+        assert_eq!(response["accepted"], true);
+        assert!(response["warnings"].is_null());
+        assert!(response["message"].is_null());
+    }
+
+    #[test]
+    fn long_warnings_are_cut_to_the_kubernetes_limit() {
+        let mut review = Review::new();
+        review.warning(&FieldPath::root(), "é".repeat(400));
+        let warnings = review.verdict(Refusal::Invalid).warnings();
+        assert_eq!(warnings[0].chars().count(), 256);
+        assert!(warnings[0].ends_with('…'));
+    }
+
+    #[test]
+    fn findings_read_back_from_their_lines() {
+        let paths = [
+            FieldPath::parse("spec.storageClass"),
+            FieldPath::root()
+                .key("metadata")
+                .key("labels")
+                .key("platform.cozystack.io/no-delete"),
+            FieldPath::root()
+                .key("spec")
+                .key("users")
+                .index(12)
+                .key("role"),
+            FieldPath::root().key("a b\\\"]: x"),
+        ];
+        for path in paths {
+            let finding = Finding::new(path.clone(), "cannot change: really");
+            assert_eq!(
+                Finding::parse_line(&finding.to_string()),
+                finding,
+                "{finding}"
+            );
+        }
+        let whole = Finding::parse_line("Deletion blocked: it is protected");
+        assert!(whole.path.is_root());
+        assert_eq!(whole.message, "Deletion blocked: it is protected");
+    }
+
+    #[test]
+    fn malformed_fields_are_400() {
+        let error = FieldError::Missing {
+            path: FieldPath::parse("spec.x"),
+        };
+        let verdict = Verdict::malformed(&error);
+        assert_eq!(verdict.message().unwrap(), "spec.x: is required");
+        assert_eq!(decode(verdict.into_response())["code"], 400);
+    }
+}

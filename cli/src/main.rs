@@ -57,6 +57,8 @@ enum Command {
         wasm_dir: PathBuf,
         #[arg(long, default_value = "dist")]
         out: PathBuf,
+        /// Only these policies (all by default).
+        policies: Vec<String>,
     },
     /// Median evaluation time of each module next to the accept-all floor.
     Bench {
@@ -72,6 +74,25 @@ enum Command {
     },
     /// Split a case file into the files `kwctl run` takes (for e2e/kwctl.bats).
     CaseFiles { case: PathBuf, out: PathBuf },
+    /// Evaluate one request with one module through the host, with the flags
+    /// and output of `kwctl run` (e2e/kwctl.bats uses it to check itself
+    /// where kwctl is not installed).
+    Run {
+        /// The annotated module.
+        module: PathBuf,
+        #[arg(short = 'r', long)]
+        request_path: PathBuf,
+        #[arg(long)]
+        settings_path: Option<PathBuf>,
+        #[arg(long)]
+        settings_json: Option<String>,
+        #[arg(long)]
+        replay_host_capabilities_interactions: Option<PathBuf>,
+        /// Accepted for compatibility: the module's contextAwareResources
+        /// are always the allow-list.
+        #[arg(long)]
+        allow_context_aware: bool,
+    },
 }
 
 fn resolve(root: &Path, path: &Path) -> PathBuf {
@@ -130,9 +151,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 ExitCode::SUCCESS
             })
         }
-        Command::Dist { wasm_dir, out } => {
+        Command::Dist {
+            wasm_dir,
+            out,
+            policies,
+        } => {
             let (wasm_dir, out) = (resolve(root, &wasm_dir), resolve(root, &out));
-            for policy in workspace::policies(root)? {
+            for policy in workspace::select(workspace::policies(root)?, &policies)? {
                 let size = dist::annotate(&policy, &wasm_dir, &out)?;
                 println!(
                     "{:<28} {:>8} bytes",
@@ -158,11 +183,71 @@ fn run(cli: Cli) -> Result<ExitCode> {
             print!("{}", bench::render(&measurements, floor.size(), rounds));
             Ok(ExitCode::SUCCESS)
         }
+        Command::Run {
+            module,
+            request_path,
+            settings_path,
+            settings_json,
+            replay_host_capabilities_interactions,
+            allow_context_aware: _,
+        } => run_like_kwctl(
+            &resolve(root, &module),
+            &resolve(root, &request_path),
+            settings_path.map(|p| resolve(root, &p)).as_deref(),
+            settings_json.as_deref(),
+            replay_host_capabilities_interactions
+                .map(|p| resolve(root, &p))
+                .as_deref(),
+        ),
         Command::CaseFiles { case, out } => {
             case_export::export(&resolve(root, &case), &resolve(root, &out))?;
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// `kwctl run`: prints the AdmissionResponse; refused settings exit 1 with
+/// kwctl's message.
+fn run_like_kwctl(
+    module: &Path,
+    request: &Path,
+    settings_path: Option<&Path>,
+    settings_json: Option<&str>,
+    session: Option<&Path>,
+) -> Result<ExitCode> {
+    let settings = match (settings_path, settings_json) {
+        (Some(path), _) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            serde_json::to_value(serde_yaml::from_str::<serde_yaml::Value>(&text)?)?
+        }
+        (None, Some(json)) => serde_json::from_str(json)?,
+        (None, None) => serde_json::Value::Null,
+    };
+    let request_text = std::fs::read_to_string(request)
+        .with_context(|| format!("reading {}", request.display()))?;
+    let request = host::AdmissionRequest::from_value(serde_json::from_str(&request_text)?)?;
+    let capabilities = match session {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            let entries: Vec<host::replay::SessionEntry> = serde_yaml::from_str(&text)?;
+            host::HostCapabilities::Replay(host::replay::Session::from_entries(&entries)?)
+        }
+        None => host::HostCapabilities::offline(),
+    };
+    let module = host::PolicyModule::from_file(module)?;
+    let policy = match module.configure(settings) {
+        Ok(policy) => policy,
+        Err(error @ host::HostError::InvalidSettings { .. }) => {
+            eprintln!("{error}");
+            return Ok(ExitCode::from(1));
+        }
+        Err(other) => return Err(other.into()),
+    };
+    let evaluation = policy.evaluate(&request, capabilities);
+    println!("{}", serde_json::to_string(&evaluation.response)?);
+    Ok(ExitCode::SUCCESS)
 }
 
 fn main() -> ExitCode {

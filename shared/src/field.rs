@@ -12,9 +12,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use std::cell::RefCell;
-
-use crate::json::{Json, JsonError, Kind, Members, key_equals, member_name};
+use crate::json::{Json, JsonError, Kind, member_name};
 
 /// A path to a field, rendered the way `kubectl explain` and apiserver
 /// field errors write it: `spec.kafka.storageClass`,
@@ -79,6 +77,23 @@ fn is_plain_key(key: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
+/// `key` escaped as the inside of a JSON string.
+fn push_json_escaped(text: &mut Text, key: &str) {
+    let mut start = 0;
+    for (i, c) in key.char_indices() {
+        let escape = match c {
+            '"' => "\\\"",
+            '\\' => "\\\\",
+            c if c.is_control() => " ",
+            _ => continue,
+        };
+        text.push_str(key.get(start..i).unwrap_or_default());
+        text.push_str(escape);
+        start = i + c.len_utf8();
+    }
+    text.push_str(key.get(start..).unwrap_or_default());
+}
+
 /// Decimal digits of `value`, without going through the formatter.
 fn push_decimal(text: &mut Text, mut value: usize) {
     let mut digits = [0u8; 20];
@@ -134,9 +149,9 @@ impl FieldPath {
             }
             path.push_str(key);
         } else {
-            path.push_str("[");
-            path.push_str(&serde_json::to_string(key).unwrap_or_default());
-            path.push_str("]");
+            path.push_str("[\"");
+            push_json_escaped(&mut path, key);
+            path.push_str("\"]");
         }
         Self(path)
     }
@@ -324,23 +339,6 @@ impl<'a> Field<'a> {
         }
     }
 
-    /// This object for repeated lookups: members are read once, in order,
-    /// and only as far as the lookups need (a plain [`Field::field`]
-    /// starts from the first member every time). Absent gives an empty
-    /// object.
-    pub fn object(&self) -> Result<Object<'a>, FieldError> {
-        let members = match self.value {
-            None => None,
-            Some(value) if value.kind() == Kind::Object => Some(value.members()),
-            Some(value) => return Err(self.wrong_type("an object", value.kind())),
-        };
-        Ok(Object {
-            path: self.path.clone(),
-            unread: RefCell::new(members),
-            read: RefCell::new(Vec::with_capacity(16)),
-        })
-    }
-
     /// Follows a dotted path of member names.
     pub fn at(&self, dotted: &str) -> Result<Field<'a>, FieldError> {
         dotted
@@ -429,45 +427,6 @@ impl<'a> Field<'a> {
                 Ok((name, field))
             })
             .collect()
-    }
-}
-
-/// An object read lazily for several lookups; see [`Field::object`].
-#[derive(Debug)]
-pub struct Object<'a> {
-    path: FieldPath,
-    unread: RefCell<Option<Members<'a>>>,
-    read: RefCell<Vec<(&'a [u8], Json<'a>)>>,
-}
-
-impl<'a> Object<'a> {
-    /// The first member `key`, reading further members only if it has not
-    /// been seen yet.
-    pub fn field(&self, key: &str) -> Result<Field<'a>, FieldError> {
-        let seen = self
-            .read
-            .borrow()
-            .iter()
-            .find(|(name, _)| key_equals(name, key))
-            .map(|(_, value)| *value);
-        if let Some(value) = seen {
-            return Ok(Field::new(self.path.key(key), Some(value)));
-        }
-        let mut unread = self.unread.borrow_mut();
-        if let Some(members) = unread.as_mut() {
-            for member in members {
-                let (name, value) = member.map_err(|error| FieldError::Malformed {
-                    path: self.path.clone(),
-                    error,
-                })?;
-                self.read.borrow_mut().push((name, value));
-                if key_equals(name, key) {
-                    return Ok(Field::new(self.path.key(key), Some(value)));
-                }
-            }
-        }
-        *unread = None;
-        Ok(Field::absent(self.path.key(key)))
     }
 }
 
@@ -569,34 +528,6 @@ mod tests {
         assert_eq!(labels[0].0, "a/b");
         assert_eq!(labels[0].1.path().as_str(), "labels[\"a/b\"]");
         assert!(object.field("labels").unwrap().items().is_err());
-    }
-
-    #[test]
-    fn indexed_objects_answer_like_fields() {
-        let object = root(r#"{"a": 1, "b": {"c": "d"}, "a": 2}"#);
-        let index = object.object().unwrap();
-        assert_eq!(
-            index
-                .field("b")
-                .unwrap()
-                .field("c")
-                .unwrap()
-                .string()
-                .unwrap()
-                .unwrap(),
-            "d"
-        );
-        assert_eq!(index.field("a").unwrap().json().unwrap().as_i64(), Some(1));
-        assert!(!index.field("z").unwrap().is_present());
-        assert_eq!(index.field("a").unwrap().path().as_str(), "a");
-        assert!(root("[1]").object().is_err());
-        let broken = Field::new(
-            FieldPath::root(),
-            Some(Json::parse_lazy(b"{\"a\": 1 \"b\": 2}").unwrap()),
-        );
-        let index = broken.object().unwrap();
-        assert!(index.field("a").is_ok());
-        assert!(index.field("b").is_err());
     }
 
     #[test]

@@ -1,15 +1,21 @@
 //! The admission request a policy receives, read lazily.
 //!
 //! policy-server calls `validate` with `{"request": <AdmissionRequest>,
-//! "settings": <settings>}`. [`Request::parse`] scans the request once and
-//! keeps the fields every rule needs; `object` and `oldObject` stay unparsed
-//! [`Field`]s rooted at the object, so their paths read `spec.storageClass`
-//! rather than `request.object.spec.storageClass`.
+//! "settings": <settings>}`. [`Payload::parse`] reads the request's small
+//! header fields (kind, resource, name, namespace, operation, userInfo),
+//! which the apiserver sends before the objects, and stops there; `object`
+//! and `oldObject` are found only when a rule asks for them, and come back
+//! as [`Field`]s rooted at the object, so their paths read
+//! `spec.storageClass` rather than `request.object.spec.storageClass`.
+//!
+//! Member names of the request are matched exactly as the apiserver writes
+//! them (plain ASCII, no escapes).
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 
-use crate::field::{Field, FieldError, FieldPath, Object};
-use crate::json::{Json, key_equals, last_member};
+use crate::field::{Field, FieldError, FieldPath};
+use crate::json::{self, Json, JsonError, Kind, key_equals, last_member};
 
 /// The admission operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,6 +45,15 @@ pub struct User<'a> {
     pub groups: Vec<Cow<'a, str>>,
 }
 
+/// The request's members, read as far as needed.
+#[derive(Debug)]
+struct Rest<'a> {
+    members: json::Members<'a>,
+    object: Option<Json<'a>>,
+    old_object: Option<Json<'a>>,
+    exhausted: bool,
+}
+
 /// An admission request.
 #[derive(Debug)]
 pub struct Request<'a> {
@@ -54,8 +69,7 @@ pub struct Request<'a> {
     /// `namespace`, empty for cluster-scoped objects.
     pub namespace: Cow<'a, str>,
     pub user: User<'a>,
-    /// The rest of the request, read only as far as a rule asks.
-    members: Object<'a>,
+    rest: RefCell<Rest<'a>>,
 }
 
 /// The `validate` payload split into request and raw settings.
@@ -83,62 +97,189 @@ impl From<FieldError> for RequestError {
     }
 }
 
-fn text<'a>(field: &Field<'a>) -> Result<Cow<'a, str>, FieldError> {
-    field.string().map(Option::unwrap_or_default)
+fn malformed(path: &str, error: JsonError) -> FieldError {
+    FieldError::Malformed {
+        path: FieldPath::parse(path),
+        error,
+    }
+}
+
+/// A string member of the request header, empty when absent or null.
+fn text<'a>(path: &str, value: Option<Json<'a>>) -> Result<Cow<'a, str>, FieldError> {
+    Field::new(FieldPath::root(), value)
+        .string()
+        .map(Option::unwrap_or_default)
+        .map_err(|_| FieldError::WrongType {
+            path: FieldPath::parse(path),
+            expected: "a string",
+            found: value.map_or(Kind::Null, |v| v.kind()),
+        })
+}
+
+/// `member` of a small header object such as `kind` or `userInfo`.
+fn member<'a>(
+    path: &str,
+    object: Option<Json<'a>>,
+    name: &str,
+) -> Result<Option<Json<'a>>, FieldError> {
+    match object {
+        Some(value) if value.kind() == Kind::Object => {
+            value.get(name).map_err(|e| malformed(path, e))
+        }
+        Some(value) if value.kind() != Kind::Null => Err(FieldError::WrongType {
+            path: FieldPath::parse(path),
+            expected: "an object",
+            found: value.kind(),
+        }),
+        _ => Ok(None),
+    }
+}
+
+/// The header members, as found.
+#[derive(Default)]
+struct Header<'a> {
+    kind: Option<Json<'a>>,
+    resource: Option<Json<'a>>,
+    name: Option<Json<'a>>,
+    namespace: Option<Json<'a>>,
+    operation: Option<Json<'a>>,
+    user_info: Option<Json<'a>>,
+}
+
+impl Header<'_> {
+    fn complete(&self) -> bool {
+        self.kind.is_some()
+            && self.resource.is_some()
+            && self.name.is_some()
+            && self.namespace.is_some()
+            && self.operation.is_some()
+            && self.user_info.is_some()
+    }
 }
 
 impl<'a> Payload<'a> {
     /// Reads a `validate` payload.
     pub fn parse(bytes: &'a [u8]) -> Result<Self, RequestError> {
-        let json = Json::parse_lazy(bytes).map_err(|error| FieldError::Malformed {
-            path: FieldPath::root(),
-            error,
-        })?;
-        let envelope = Field::new(FieldPath::root(), Some(json)).object()?;
+        let document = Json::parse_lazy(bytes).map_err(|e| malformed("", e))?;
+        if document.kind() != Kind::Object {
+            return Err(FieldError::WrongType {
+                path: FieldPath::root(),
+                expected: "an object",
+                found: document.kind(),
+            }
+            .into());
+        }
         // The settings follow the request; reading them from the end of the
         // payload spares a pass over the whole request.
         let settings = match last_member(bytes) {
             Some((key, value)) if key_equals(key, "settings") => Some(value),
-            _ => envelope.field("settings")?.json(),
+            _ => document
+                .get("settings")
+                .map_err(|e| malformed("settings", e))?,
         };
-        let request = envelope.field("request")?.required()?;
+        let request = document
+            .get("request")
+            .map_err(|e| malformed("request", e))?
+            .filter(|r| r.kind() != Kind::Null)
+            .ok_or(FieldError::Missing {
+                path: FieldPath::parse("request"),
+            })?;
         Ok(Self {
-            request: Request::from_field(&request)?,
+            request: Request::read(request)?,
             settings,
         })
     }
 }
 
 impl<'a> Request<'a> {
-    fn from_field(request: &Field<'a>) -> Result<Self, FieldError> {
-        let members = request.object()?;
-        let operation_field = members.field("operation")?;
-        let operation_text = operation_field.required_string()?;
+    fn read(request: Json<'a>) -> Result<Self, FieldError> {
+        if request.kind() != Kind::Object {
+            return Err(FieldError::WrongType {
+                path: FieldPath::parse("request"),
+                expected: "an object",
+                found: request.kind(),
+            });
+        }
+        let mut rest = Rest {
+            members: request.members(),
+            object: None,
+            old_object: None,
+            exhausted: false,
+        };
+        let mut header = Header::default();
+        // The apiserver writes the header before the objects, so this loop
+        // normally stops before `object`; members it passes are kept.
+        while !header.complete() {
+            let Some(entry) = rest.members.next() else {
+                rest.exhausted = true;
+                break;
+            };
+            let (key, value) = entry.map_err(|e| malformed("request", e))?;
+            let slot = match key {
+                b"\"kind\"" => &mut header.kind,
+                b"\"resource\"" => &mut header.resource,
+                b"\"name\"" => &mut header.name,
+                b"\"namespace\"" => &mut header.namespace,
+                b"\"operation\"" => &mut header.operation,
+                b"\"userInfo\"" => &mut header.user_info,
+                b"\"object\"" => &mut rest.object,
+                b"\"oldObject\"" => &mut rest.old_object,
+                _ => continue,
+            };
+            slot.get_or_insert(value);
+        }
+        let operation_text = text("request.operation", header.operation)?;
         let operation = Operation::parse(&operation_text).ok_or_else(|| FieldError::WrongType {
-            path: operation_field.path().clone(),
+            path: FieldPath::parse("request.operation"),
             expected: "one of CREATE, UPDATE, DELETE, CONNECT",
-            found: crate::json::Kind::String,
+            found: Kind::String,
         })?;
-        let kind = members.field("kind")?.object()?;
-        let user_info = members.field("userInfo")?.object()?;
-        let groups = user_info
-            .field("groups")?
-            .items()?
-            .iter()
-            .map(text)
-            .collect::<Result<_, _>>()?;
+        let groups = match member("request.userInfo", header.user_info, "groups")? {
+            Some(list) if list.kind() == Kind::Array => list
+                .elements()
+                .enumerate()
+                .map(|(i, group)| {
+                    let group = group.map_err(|e| malformed("request.userInfo.groups", e))?;
+                    group.as_str().ok_or_else(|| FieldError::WrongType {
+                        path: FieldPath::parse("request.userInfo.groups").index(i),
+                        expected: "a string",
+                        found: group.kind(),
+                    })
+                })
+                .collect::<Result<_, _>>()?,
+            Some(other) if other.kind() != Kind::Null => {
+                return Err(FieldError::WrongType {
+                    path: FieldPath::parse("request.userInfo.groups"),
+                    expected: "a list",
+                    found: other.kind(),
+                });
+            }
+            _ => Vec::new(),
+        };
         let mut request = Self {
             operation,
-            group: text(&kind.field("group")?)?,
-            kind: text(&kind.field("kind")?)?,
-            resource: text(&members.field("resource")?.object()?.field("resource")?)?,
-            name: text(&members.field("name")?)?,
-            namespace: text(&members.field("namespace")?)?,
+            group: text(
+                "request.kind.group",
+                member("request.kind", header.kind, "group")?,
+            )?,
+            kind: text(
+                "request.kind.kind",
+                member("request.kind", header.kind, "kind")?,
+            )?,
+            resource: text(
+                "request.resource.resource",
+                member("request.resource", header.resource, "resource")?,
+            )?,
+            name: text("request.name", header.name)?,
+            namespace: text("request.namespace", header.namespace)?,
             user: User {
-                username: text(&user_info.field("username")?)?,
+                username: text(
+                    "request.userInfo.username",
+                    member("request.userInfo", header.user_info, "username")?,
+                )?,
                 groups,
             },
-            members,
+            rest: RefCell::new(rest),
         };
         if request.name.is_empty() {
             // A malformed object is the rule's business; the name is only a
@@ -151,22 +292,39 @@ impl<'a> Request<'a> {
         Ok(request)
     }
 
+    /// `object` or `oldObject`, reading on through the request only if it
+    /// has not been passed yet.
+    fn find(&self, old: bool) -> Result<Option<Json<'a>>, FieldError> {
+        let mut rest = self.rest.borrow_mut();
+        loop {
+            let found = if old { rest.old_object } else { rest.object };
+            if found.is_some() || rest.exhausted {
+                return Ok(found);
+            }
+            match rest.members.next() {
+                None => rest.exhausted = true,
+                Some(entry) => {
+                    let (key, value) = entry.map_err(|e| malformed("request", e))?;
+                    match key {
+                        b"\"object\"" => _ = rest.object.get_or_insert(value),
+                        b"\"oldObject\"" => _ = rest.old_object.get_or_insert(value),
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+
     /// `object`, with paths relative to the object (`spec.x`, not
     /// `request.object.spec.x`); absent on DELETE.
     pub fn object(&self) -> Result<Field<'a>, FieldError> {
-        Ok(Field::new(
-            FieldPath::root(),
-            self.members.field("object")?.json(),
-        ))
+        Ok(Field::new(FieldPath::root(), self.find(false)?))
     }
 
     /// `oldObject`, with paths relative to the object; present on UPDATE and
     /// DELETE.
     pub fn old_object(&self) -> Result<Field<'a>, FieldError> {
-        Ok(Field::new(
-            FieldPath::root(),
-            self.members.field("oldObject")?.json(),
-        ))
+        Ok(Field::new(FieldPath::root(), self.find(true)?))
     }
 
     /// The object the request is about: `oldObject` on DELETE, else `object`.
@@ -193,7 +351,7 @@ impl<'a> Request<'a> {
         }
     }
 
-    /// `--namespace <ns> ` for kubectl commands, empty when cluster-scoped.
+    /// ` --namespace <ns>` for kubectl commands, empty when cluster-scoped.
     pub fn kubectl_namespace_flag(&self) -> String {
         if self.namespace.is_empty() {
             String::new()
@@ -238,11 +396,56 @@ mod tests {
         assert_eq!(request.kubectl_resource(), "postgreses.apps.cozystack.io");
         assert_eq!(request.describe(), "Postgres tenant-foo/db");
         assert_eq!(payload.settings.unwrap().raw(), b"{\"x\": 1}");
-        let settings_first = DELETE
+    }
+
+    #[test]
+    fn settings_may_come_anywhere() {
+        let settings_last = DELETE
             .replacen("{\"settings\": {\"x\": 1}, ", "{", 1)
             .replacen("}}}}", "}}}, \"settings\": {\"y\": 2}}", 1);
-        let payload = Payload::parse(settings_first.as_bytes()).unwrap();
+        let payload = Payload::parse(settings_last.as_bytes()).unwrap();
         assert_eq!(payload.settings.unwrap().raw(), b"{\"y\": 2}");
+    }
+
+    #[test]
+    fn objects_are_found_in_any_order() {
+        let reordered = r#"{"request": {"oldObject": {"a": 1}, "object": {"b": 2}, "operation": "UPDATE",
+            "kind": {"kind": "K"}, "resource": {"resource": "ks"}, "userInfo": {}}}"#;
+        let request = Payload::parse(reordered.as_bytes()).unwrap().request;
+        assert_eq!(
+            request
+                .object()
+                .unwrap()
+                .field("b")
+                .unwrap()
+                .json()
+                .unwrap()
+                .as_i64(),
+            Some(2)
+        );
+        assert_eq!(
+            request
+                .old_object()
+                .unwrap()
+                .field("a")
+                .unwrap()
+                .json()
+                .unwrap()
+                .as_i64(),
+            Some(1)
+        );
+        assert_eq!(request.namespace, "");
+    }
+
+    #[test]
+    fn the_header_stops_before_the_objects() {
+        // Everything after userInfo is garbage: a rule that needs no object
+        // never reads it.
+        let lazy = r#"{"request": {"kind": {"kind": "K"}, "resource": {"resource": "ks"}, "name": "n",
+            "namespace": "ns", "operation": "CREATE", "userInfo": {}, "object": @@@}}"#;
+        let request = Payload::parse(lazy.as_bytes()).unwrap().request;
+        assert_eq!(request.name, "n");
+        assert!(request.object().is_err());
     }
 
     #[test]
@@ -254,11 +457,17 @@ mod tests {
             "admission request: request.operation must be one of CREATE, UPDATE, DELETE, CONNECT, not a string"
         );
         let broken = DELETE.replace("[\"g1\"", "[1");
+        let error = Payload::parse(broken.as_bytes()).unwrap_err().to_string();
+        assert!(
+            error.contains("request.userInfo.groups[0] must be a string, not a number"),
+            "{error}"
+        );
+        let broken = DELETE.replace("\"namespace\": \"tenant-foo\"", "\"namespace\": 7");
         assert!(
             Payload::parse(broken.as_bytes())
                 .unwrap_err()
                 .to_string()
-                .contains("request.userInfo.groups[0]")
+                .contains("request.namespace")
         );
         assert!(
             Payload::parse(b"{}")
@@ -266,6 +475,7 @@ mod tests {
                 .to_string()
                 .contains("request is required")
         );
+        assert!(Payload::parse(b"[]").is_err());
         assert!(Payload::parse(b"not json").is_err());
     }
 }

@@ -95,22 +95,36 @@ impl Finding {
     /// one warning): the path before the first `": "` when it reads as a
     /// path, otherwise a finding about the whole object.
     pub fn parse_line(line: &str) -> Finding {
-        if let Some((head, tail)) = line.split_once(": ")
-            && is_rendered_path(head)
-        {
-            return Finding::new(FieldPath::from_rendered(head), tail);
+        for (at, _) in line.match_indices(": ") {
+            let (head, tail) = (
+                line.get(..at).unwrap_or_default(),
+                line.get(at + 2..).unwrap_or_default(),
+            );
+            if is_rendered_path(head) {
+                return Finding::new(FieldPath::from_rendered(head), tail);
+            }
         }
         Finding::new(FieldPath::root(), line)
     }
 }
 
+impl Finding {
+    /// Appends `<path>: <message>` (or the bare message for the whole
+    /// object) on one line: control characters become spaces.
+    fn write_line(&self, out: &mut String) {
+        if !self.path.is_root() {
+            out.push_str(self.path.as_str());
+            out.push_str(": ");
+        }
+        push_single_line(out, &self.message);
+    }
+}
+
 impl fmt::Display for Finding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.path.is_root() {
-            f.write_str(&self.message)
-        } else {
-            write!(f, "{}: {}", self.path, self.message)
-        }
+        let mut line = String::new();
+        self.write_line(&mut line);
+        f.write_str(&line)
     }
 }
 
@@ -180,13 +194,17 @@ impl Verdict {
     pub fn message(&self) -> Option<String> {
         match self {
             Verdict::Allow { .. } => None,
-            Verdict::Deny { violations, .. } => Some(
-                violations
-                    .iter()
-                    .map(|v| single_line(&v.to_string()))
-                    .collect::<Vec<_>>()
-                    .join("\n"),
-            ),
+            Verdict::Deny { violations, .. } => {
+                let mut message =
+                    String::with_capacity(violations.iter().map(|v| v.message.len() + 64).sum());
+                for (i, violation) in violations.iter().enumerate() {
+                    if i > 0 {
+                        message.push('\n');
+                    }
+                    violation.write_line(&mut message);
+                }
+                Some(message)
+            }
         }
     }
 
@@ -196,7 +214,11 @@ impl Verdict {
         let (Verdict::Allow { warnings } | Verdict::Deny { warnings, .. }) = self;
         warnings
             .iter()
-            .map(|w| warning_text(&w.to_string()))
+            .map(|w| {
+                let mut line = String::new();
+                w.write_line(&mut line);
+                truncated(line)
+            })
             .collect()
     }
 
@@ -219,18 +241,24 @@ impl Verdict {
     }
 }
 
-fn single_line(text: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
+/// Appends `text` with control characters (newlines above all) replaced by
+/// spaces. Messages quote request values with `{:?}`, which escapes them
+/// already, so the common case is a plain copy.
+fn push_single_line(out: &mut String, text: &str) {
+    // C0 controls and DEL are single bytes; C1 controls start with 0xC2.
+    if text.bytes().any(|b| b < 0x20 || b == 0x7f || b == 0xc2) {
+        out.extend(text.chars().map(|c| if c.is_control() { ' ' } else { c }));
+    } else {
+        out.push_str(text);
+    }
 }
 
-fn warning_text(text: &str) -> String {
-    let clean = single_line(text);
-    if clean.chars().count() <= MAX_WARNING_CHARS {
-        return clean;
+/// Cuts a warning to the Kubernetes limit.
+fn truncated(line: String) -> String {
+    if line.len() <= MAX_WARNING_CHARS || line.chars().count() <= MAX_WARNING_CHARS {
+        return line;
     }
-    let mut cut: String = clean.chars().take(MAX_WARNING_CHARS - 1).collect();
+    let mut cut: String = line.chars().take(MAX_WARNING_CHARS - 1).collect();
     cut.push('…');
     cut
 }

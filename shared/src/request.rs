@@ -106,32 +106,52 @@ fn malformed(path: &str, error: JsonError) -> FieldError {
 
 /// A string member of the request header, empty when absent or null.
 fn text<'a>(path: &str, value: Option<Json<'a>>) -> Result<Cow<'a, str>, FieldError> {
-    Field::new(FieldPath::root(), value)
-        .string()
-        .map(Option::unwrap_or_default)
-        .map_err(|_| FieldError::WrongType {
-            path: FieldPath::parse(path),
-            expected: "a string",
-            found: value.map_or(Kind::Null, |v| v.kind()),
-        })
+    let wrong = |found| FieldError::WrongType {
+        path: FieldPath::parse(path),
+        expected: "a string",
+        found,
+    };
+    match value {
+        None => Ok(Cow::Borrowed("")),
+        Some(json) => match json.kind() {
+            Kind::Null => Ok(Cow::Borrowed("")),
+            Kind::String => json.as_str().ok_or_else(|| wrong(Kind::String)),
+            other => Err(wrong(other)),
+        },
+    }
 }
 
-/// `member` of a small header object such as `kind` or `userInfo`.
-fn member<'a>(
+/// The members `names` of a small header object such as `kind` or
+/// `userInfo`, found in one walk that stops when all are seen.
+fn members<'a, const N: usize>(
     path: &str,
     object: Option<Json<'a>>,
-    name: &str,
-) -> Result<Option<Json<'a>>, FieldError> {
+    names: [&[u8]; N],
+) -> Result<[Option<Json<'a>>; N], FieldError> {
+    let mut found = [None; N];
     match object {
         Some(value) if value.kind() == Kind::Object => {
-            value.get(name).map_err(|e| malformed(path, e))
+            for member in value.members() {
+                let (key, json) = member.map_err(|e| malformed(path, e))?;
+                if let Some(slot) = names
+                    .iter()
+                    .position(|n| *n == key)
+                    .and_then(|i| found.get_mut(i))
+                {
+                    slot.get_or_insert(json);
+                }
+                if found.iter().all(Option::is_some) {
+                    break;
+                }
+            }
+            Ok(found)
         }
         Some(value) if value.kind() != Kind::Null => Err(FieldError::WrongType {
             path: FieldPath::parse(path),
             expected: "an object",
             found: value.kind(),
         }),
-        _ => Ok(None),
+        _ => Ok(found),
     }
 }
 
@@ -234,7 +254,14 @@ impl<'a> Request<'a> {
             expected: "one of CREATE, UPDATE, DELETE, CONNECT",
             found: Kind::String,
         })?;
-        let groups = match member("request.userInfo", header.user_info, "groups")? {
+        let [group, kind] = members("request.kind", header.kind, [b"\"group\"", b"\"kind\""])?;
+        let [resource] = members("request.resource", header.resource, [b"\"resource\""])?;
+        let [username, groups] = members(
+            "request.userInfo",
+            header.user_info,
+            [b"\"username\"", b"\"groups\""],
+        )?;
+        let groups = match groups {
             Some(list) if list.kind() == Kind::Array => list
                 .elements()
                 .enumerate()
@@ -258,25 +285,13 @@ impl<'a> Request<'a> {
         };
         let mut request = Self {
             operation,
-            group: text(
-                "request.kind.group",
-                member("request.kind", header.kind, "group")?,
-            )?,
-            kind: text(
-                "request.kind.kind",
-                member("request.kind", header.kind, "kind")?,
-            )?,
-            resource: text(
-                "request.resource.resource",
-                member("request.resource", header.resource, "resource")?,
-            )?,
+            group: text("request.kind.group", group)?,
+            kind: text("request.kind.kind", kind)?,
+            resource: text("request.resource.resource", resource)?,
             name: text("request.name", header.name)?,
             namespace: text("request.namespace", header.namespace)?,
             user: User {
-                username: text(
-                    "request.userInfo.username",
-                    member("request.userInfo", header.user_info, "username")?,
-                )?,
+                username: text("request.userInfo.username", username)?,
                 groups,
             },
             rest: RefCell::new(rest),

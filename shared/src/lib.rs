@@ -9,11 +9,13 @@
 //! - [`verdict`]: findings, refusals and the SDK response;
 //! - [`settings`]: exact settings validation and exemptions;
 //! - [`catalogue`] and [`validators`]: platform facts and Kubernetes syntax;
+//! - [`lookup`]: cluster reads through the host's context-aware capabilities;
 //! - [`policy!`]: the waPC entry points.
 
 pub mod catalogue;
 pub mod field;
 pub mod json;
+pub mod lookup;
 pub mod request;
 pub mod settings;
 pub mod validators;

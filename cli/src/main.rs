@@ -6,6 +6,7 @@ mod case_export;
 mod check;
 mod dist;
 mod manifests;
+mod push;
 mod workspace;
 
 use std::collections::BTreeMap;
@@ -71,6 +72,34 @@ enum Command {
         floor: PathBuf,
         /// Only these policies.
         policies: Vec<String>,
+    },
+    /// Push annotated modules to an OCI registry as `kwctl push` does and
+    /// print the immutable digest reference of each.
+    ///
+    /// Every module in --dist (or the ones named) goes to its metadata's
+    /// `io.kubewarden.policy.ociUrl`, tagged `v<version>`; with --registry
+    /// to `<registry>/<last segment of ociUrl>` instead. Registries on the
+    /// loopback interface are spoken to over plain HTTP, all others over
+    /// TLS. Unannotated modules are refused before anything is pushed.
+    Push {
+        #[arg(long, default_value = "dist")]
+        dist: PathBuf,
+        /// Registry and namespace replacing the metadata's, e.g.
+        /// `127.0.0.1:5000/cozystack-policies`.
+        #[arg(long)]
+        registry: Option<String>,
+        /// User for the registry (the password is read from standard input).
+        #[arg(long, requires = "password_stdin")]
+        username: Option<String>,
+        /// Read the registry password or token from standard input.
+        #[arg(long, requires = "username")]
+        password_stdin: bool,
+        /// Print one JSON object per module (`immutable_ref` as `kwctl push
+        /// -o json`), instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Policy names or module paths (every module in --dist by default).
+        modules: Vec<String>,
     },
     /// Split a case file into the files `kwctl run` takes (for e2e/kwctl.bats).
     CaseFiles { case: PathBuf, out: PathBuf },
@@ -199,6 +228,35 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 .map(|p| resolve(root, &p))
                 .as_deref(),
         ),
+        Command::Push {
+            dist,
+            registry,
+            username,
+            password_stdin,
+            json,
+            modules,
+        } => {
+            let auth = match username {
+                Some(user) if password_stdin => {
+                    let mut password = String::new();
+                    std::io::stdin()
+                        .read_line(&mut password)
+                        .context("reading the password from standard input")?;
+                    oci_client::secrets::RegistryAuth::Basic(user, password.trim_end().to_owned())
+                }
+                _ => oci_client::secrets::RegistryAuth::Anonymous,
+            };
+            let artifacts = push::select(&resolve(root, &dist), &modules)?;
+            push::push_all(&artifacts, registry.as_deref(), &auth, |pushed| {
+                if json {
+                    println!("{}", serde_json::to_string(pushed)?);
+                } else {
+                    println!("{} {}", pushed.reference, pushed.immutable_ref);
+                }
+                Ok(())
+            })?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::CaseFiles { case, out } => {
             case_export::export(&resolve(root, &case), &resolve(root, &out))?;
             Ok(ExitCode::SUCCESS)

@@ -1,0 +1,454 @@
+//! The OCI round trip against a real registry: the CNCF distribution
+//! registry (Debian's `docker-registry`) on 127.0.0.1 with a temporary
+//! storage directory; `cozystack-policies push` publishes the whole bundle
+//! in `dist/`, and every artifact is pulled back and checked (digest, media
+//! types, config, layer bytes, annotations, tag).
+//!
+//! `make registry` installs the registry when it is missing and runs these
+//! tests (`--ignored`): they need the binary, which a plain `cargo test`
+//! does not install. The registry is stopped when the test ends, pass or
+//! fail (the guard's `Drop`).
+
+// A test: a panic is a failing assertion, not a trap in a policy-server.
+#![allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing)]
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use host::Metadata;
+use oci_client::client::{ClientConfig, ClientProtocol};
+use oci_client::manifest::{
+    OCI_IMAGE_MEDIA_TYPE, OciImageManifest, WASM_CONFIG_MEDIA_TYPE, WASM_LAYER_MEDIA_TYPE,
+};
+use oci_client::secrets::RegistryAuth;
+use oci_client::{Client, Reference};
+use sha2::{Digest, Sha256};
+
+/// A user and the bcrypt hash of its password (`htpasswd -nbB`), for the
+/// registry that requires credentials.
+const USER: &str = "pusher";
+const PASSWORD: &str = "round-trip-secret";
+const HTPASSWD: &str = "pusher:$2y$05$uqUqA9mOjvPSdAfZ0lHJYu5rrc.ePmuBSWfbiVqsHAHgspC64DNF2\n";
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap()
+}
+
+fn dist() -> PathBuf {
+    std::env::var_os("COZYSTACK_POLICIES_DIST").map_or_else(|| root().join("dist"), PathBuf::from)
+}
+
+fn registry_binary() -> PathBuf {
+    let path = std::env::var_os("DOCKER_REGISTRY")
+        .map_or_else(|| PathBuf::from("/usr/bin/docker-registry"), PathBuf::from);
+    assert!(
+        path.is_file(),
+        "{} is missing: `make registry` installs the Debian package docker-registry",
+        path.display()
+    );
+    path
+}
+
+/// A registry process with its own storage; killed and removed on drop.
+struct Registry {
+    child: Child,
+    dir: PathBuf,
+    /// `127.0.0.1:<port>`
+    address: String,
+}
+
+impl Registry {
+    fn start(name: &str, htpasswd: Option<&str>) -> Registry {
+        let dir =
+            std::env::temp_dir().join(format!("cozystack-registry-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("storage")).unwrap();
+        // Port 0 lets the kernel choose a free port; the registry binds it
+        // right after the probe socket is closed.
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let address = format!("127.0.0.1:{port}");
+        let auth = match htpasswd {
+            Some(users) => {
+                std::fs::write(dir.join("htpasswd"), users).unwrap();
+                format!(
+                    "auth:\n  htpasswd:\n    realm: round-trip\n    path: {}\n",
+                    dir.join("htpasswd").display()
+                )
+            }
+            None => String::new(),
+        };
+        let config = format!(
+            "version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n    rootdirectory: {}\n  \
+             delete:\n    enabled: true\nhttp:\n  addr: {address}\n{auth}",
+            dir.join("storage").display()
+        );
+        std::fs::write(dir.join("config.yml"), config).unwrap();
+        let log = std::fs::File::create(dir.join("registry.log")).unwrap();
+        let child = Command::new(registry_binary())
+            .arg("serve")
+            .arg(dir.join("config.yml"))
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .unwrap();
+        let mut registry = Registry {
+            child,
+            dir,
+            address,
+        };
+        registry.wait_ready();
+        registry
+    }
+
+    /// Waits until `/v2/` answers (200, or 401 when it wants credentials).
+    fn wait_ready(&mut self) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while Instant::now() < deadline {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                panic!("registry exited with {status}:\n{}", self.log());
+            }
+            if let Ok(mut stream) = TcpStream::connect(&self.address) {
+                let request = format!("GET /v2/ HTTP/1.0\r\nHost: {}\r\n\r\n", self.address);
+                let mut answer = String::new();
+                if stream.write_all(request.as_bytes()).is_ok()
+                    && stream.read_to_string(&mut answer).is_ok()
+                    && (answer.starts_with("HTTP/1.0 200") || answer.starts_with("HTTP/1.0 401"))
+                {
+                    return;
+                }
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("registry did not answer in 20 s:\n{}", self.log());
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.join("registry.log")).unwrap_or_default()
+    }
+}
+
+impl Drop for Registry {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn cli(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cozystack-policies"))
+        .arg("--root")
+        .arg(root())
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    input
+        .write_all(stdin.unwrap_or_default().as_bytes())
+        .unwrap();
+    drop(input);
+    child.wait_with_output().unwrap()
+}
+
+fn sha256(bytes: &[u8]) -> String {
+    format!("sha256:{}", hex::encode(Sha256::digest(bytes)))
+}
+
+fn client() -> Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    Client::try_from(ClientConfig {
+        protocol: ClientProtocol::Http,
+        ..ClientConfig::default()
+    })
+    .unwrap()
+}
+
+/// The annotations `kwctl push` writes for a module's metadata.
+fn expected_annotations(metadata: &Metadata) -> BTreeMap<String, String> {
+    let mut expected: BTreeMap<String, String> = metadata
+        .annotations
+        .iter()
+        .filter(|(_, v)| !v.contains('\n'))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let source = metadata.annotations["io.kubewarden.policy.source"].clone();
+    expected.insert("org.opencontainers.image.source".to_owned(), source);
+    expected
+}
+
+/// Pulls one pushed artifact back by digest and checks it against the
+/// module it was pushed from.
+async fn verify(client: &Client, auth: &RegistryAuth, pushed: &serde_json::Value) -> String {
+    let module_path = PathBuf::from(pushed["module"].as_str().unwrap());
+    let wasm = std::fs::read(&module_path).unwrap();
+    let metadata = Metadata::from_wasm(&wasm).unwrap().unwrap();
+    let version = metadata.version().unwrap().to_owned();
+    let reference = pushed["reference"].as_str().unwrap();
+    let immutable = pushed["immutable_ref"].as_str().unwrap();
+    assert!(
+        reference.ends_with(&format!(":v{version}")),
+        "{reference} is not tagged v{version}"
+    );
+    let (repository, digest) = immutable.split_once('@').unwrap();
+    assert_eq!(repository, reference.rsplit_once(':').unwrap().0);
+
+    // The manifest, by digest: its bytes hash to the digest printed.
+    let by_digest: Reference = immutable.parse().unwrap();
+    let (raw, served_digest) = client
+        .pull_manifest_raw(&by_digest, auth, &[OCI_IMAGE_MEDIA_TYPE])
+        .await
+        .unwrap();
+    assert_eq!(sha256(&raw), digest, "{immutable}: manifest bytes");
+    assert_eq!(served_digest, digest);
+    let manifest: OciImageManifest = serde_json::from_slice(&raw).unwrap();
+    assert_eq!(manifest.schema_version, 2);
+    assert_eq!(manifest.media_type.as_deref(), Some(OCI_IMAGE_MEDIA_TYPE));
+
+    // The config: `{}` with the wasm config media type.
+    assert_eq!(manifest.config.media_type, WASM_CONFIG_MEDIA_TYPE);
+    let mut config = Vec::new();
+    client
+        .pull_blob(&by_digest, &manifest.config, &mut config)
+        .await
+        .unwrap();
+    assert_eq!(config, b"{}");
+    assert_eq!(manifest.config.digest, sha256(b"{}"));
+
+    // Exactly one layer: the module, byte for byte.
+    assert_eq!(manifest.layers.len(), 1, "{immutable}: layers");
+    let layer = &manifest.layers[0];
+    assert_eq!(layer.media_type, WASM_LAYER_MEDIA_TYPE);
+    assert_eq!(layer.digest, sha256(&wasm));
+    assert_eq!(layer.size, i64::try_from(wasm.len()).unwrap());
+    let mut pulled = Vec::new();
+    client
+        .pull_blob(&by_digest, layer, &mut pulled)
+        .await
+        .unwrap();
+    assert!(
+        pulled == wasm,
+        "{immutable}: layer differs from {module_path:?}"
+    );
+    assert_eq!(
+        Metadata::from_wasm(&pulled).unwrap().unwrap(),
+        metadata,
+        "{immutable}: metadata section"
+    );
+
+    // Annotations: the metadata's single-line ones plus the OCI source.
+    let annotations = manifest.annotations.clone().unwrap_or_default();
+    assert_eq!(annotations, expected_annotations(&metadata), "{immutable}");
+    assert!(!annotations.contains_key("io.kubewarden.policy.usage"));
+    assert_eq!(annotations["io.kubewarden.policy.version"], version);
+
+    // The tag points at the same manifest.
+    let by_tag: Reference = reference.parse().unwrap();
+    assert_eq!(
+        client.fetch_manifest_digest(&by_tag, auth).await.unwrap(),
+        digest
+    );
+    format!("{immutable} ({} bytes)", wasm.len())
+}
+
+fn pushed_lines(output: &Output) -> Vec<serde_json::Value> {
+    assert!(
+        output.status.success(),
+        "push failed: {}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout.clone())
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+fn modules_in_dist() -> Vec<String> {
+    let mut modules: Vec<String> = std::fs::read_dir(dist())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "wasm"))
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    modules.sort();
+    modules
+}
+
+#[test]
+#[ignore = "needs the docker-registry binary: run `make registry`"]
+fn bundle_round_trips_through_a_real_registry() {
+    let registry = Registry::start("plain", None);
+    let prefix = format!("{}/cozystack-policies", registry.address);
+    let dist = dist();
+    let output = cli(
+        &[
+            "push",
+            "--json",
+            "--dist",
+            &dist.to_string_lossy(),
+            "--registry",
+            &prefix,
+        ],
+        None,
+    );
+    let pushed = pushed_lines(&output);
+    let modules = modules_in_dist();
+    assert_eq!(
+        pushed.len(),
+        modules.len(),
+        "every module in dist/ is pushed"
+    );
+    // Every policy of the workspace is in the bundle.
+    for entry in std::fs::read_dir(root().join("policies")).unwrap() {
+        let dir = entry.unwrap().path();
+        if dir.join("Cargo.toml").is_file() {
+            let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+            assert!(
+                modules
+                    .iter()
+                    .any(|m| m.ends_with(&format!("/{name}.wasm"))),
+                "dist/{name}.wasm is missing: run `make dist`"
+            );
+        }
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let client = client();
+    println!("round trip through {}:", registry.address);
+    for artifact in &pushed {
+        let seen = runtime.block_on(verify(&client, &RegistryAuth::Anonymous, artifact));
+        println!("  {seen}");
+    }
+
+    // Pushing the same bundle again is idempotent: same digests.
+    let again = pushed_lines(&cli(
+        &[
+            "push",
+            "--json",
+            "--dist",
+            &dist.to_string_lossy(),
+            "--registry",
+            &prefix,
+        ],
+        None,
+    ));
+    let digests = |lines: &[serde_json::Value]| {
+        lines
+            .iter()
+            .map(|l| l["immutable_ref"].clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(digests(&again), digests(&pushed));
+}
+
+#[test]
+#[ignore = "needs the docker-registry binary: run `make registry`"]
+fn push_refuses_unannotated_modules_before_pushing_anything() {
+    let registry = Registry::start("refuse", None);
+    let dir = std::env::temp_dir().join(format!("cozystack-unannotated-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // A good module first, then an unannotated one: nothing may be pushed.
+    let good = modules_in_dist().into_iter().next().unwrap();
+    std::fs::copy(&good, dir.join("a-good.wasm")).unwrap();
+    std::fs::write(dir.join("b-raw.wasm"), b"\0asm\x01\0\0\0").unwrap();
+    let prefix = format!("{}/cozystack-policies", registry.address);
+    let output = cli(
+        &[
+            "push",
+            "--dist",
+            &dir.to_string_lossy(),
+            "--registry",
+            &prefix,
+        ],
+        None,
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(stderr.contains("b-raw.wasm is not annotated"), "{stderr}");
+    assert!(output.stdout.is_empty(), "nothing is pushed");
+    let catalog = {
+        let mut stream = TcpStream::connect(&registry.address).unwrap();
+        let request = format!(
+            "GET /v2/_catalog HTTP/1.0\r\nHost: {}\r\n\r\n",
+            registry.address
+        );
+        stream.write_all(request.as_bytes()).unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).unwrap();
+        answer
+    };
+    assert!(catalog.contains(r#"{"repositories":[]}"#), "{catalog}");
+}
+
+#[test]
+#[ignore = "needs the docker-registry binary: run `make registry`"]
+fn push_sends_credentials_to_a_registry_that_wants_them() {
+    let registry = Registry::start("auth", Some(HTPASSWD));
+    let prefix = format!("{}/cozystack-policies", registry.address);
+    let dist = dist().to_string_lossy().into_owned();
+    let module = modules_in_dist().into_iter().next().unwrap();
+
+    let anonymous = cli(
+        &["push", "--dist", &dist, "--registry", &prefix, &module],
+        None,
+    );
+    assert!(!anonymous.status.success(), "anonymous push was accepted");
+
+    let wrong = cli(
+        &[
+            "push",
+            "--dist",
+            &dist,
+            "--registry",
+            &prefix,
+            "--username",
+            USER,
+            "--password-stdin",
+            &module,
+        ],
+        Some("not-the-password\n"),
+    );
+    assert!(!wrong.status.success(), "a wrong password was accepted");
+
+    let pushed = pushed_lines(&cli(
+        &[
+            "push",
+            "--json",
+            "--dist",
+            &dist,
+            "--registry",
+            &prefix,
+            "--username",
+            USER,
+            "--password-stdin",
+            &module,
+        ],
+        Some(&format!("{PASSWORD}\n")),
+    ));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let auth = RegistryAuth::Basic(USER.to_owned(), PASSWORD.to_owned());
+    let seen = runtime.block_on(verify(&client(), &auth, &pushed[0]));
+    println!("with credentials: {seen}");
+}

@@ -1,0 +1,107 @@
+//! `spec.oidc.mode` and `spec.oidc.customConfig`.
+//!
+//! Both charts treat an empty string, an empty map and an absent key alike
+//! ("not set"); `customConfig` is read only in mode `CustomConfig`, where
+//! exactly one of the inline config and `secretRef.name` must be set.
+
+use shared::json::Kind;
+use shared::{Field, FieldError, FieldPath, Review};
+
+use crate::chart::{BOTH_SET, Chart, MODES, Mode, SYSTEM_NEEDS_PLATFORM};
+
+/// The mode, reporting a value outside the enum.
+pub fn mode(oidc: &Field<'_>, review: &mut Review) -> Result<(Mode, FieldPath), FieldError> {
+    let field = oidc.field("mode")?;
+    let path = field.path().clone();
+    let Some(text) = field.string()? else {
+        // The chart default.
+        return Ok((Mode::None, path));
+    };
+    let mode = Mode::parse(&text);
+    if mode == Mode::Invalid {
+        let hint = if MODES
+            .split(", ")
+            .any(|name| name.eq_ignore_ascii_case(&text))
+        {
+            " (the names are case-sensitive)"
+        } else {
+            ""
+        };
+        review.violation(
+            field.path(),
+            format!(
+                "{text:?} is not one of the allowed values {MODES}{hint}; the chart's schema rejects it."
+            ),
+        );
+    }
+    Ok((mode, path))
+}
+
+/// What `customConfig` holds.
+#[derive(Debug)]
+pub struct CustomConfig<'a> {
+    /// The inline config, set (non-empty, or of the wrong type).
+    pub config: Option<Field<'a>>,
+    /// `secretRef.name` is non-empty.
+    pub secret_ref: bool,
+}
+
+/// Reads `customConfig` and checks it against the mode.
+pub fn check<'a>(
+    chart: Chart,
+    oidc: &Field<'a>,
+    (mode, mode_path): (Mode, &FieldPath),
+    platform_oidc_enabled: bool,
+    review: &mut Review,
+) -> Result<CustomConfig<'a>, FieldError> {
+    let custom = oidc.field("customConfig")?;
+    let config = custom.field("config")?;
+    let secret_ref = custom
+        .field("secretRef")?
+        .field("name")?
+        .string()?
+        .is_some_and(|name| !name.is_empty());
+    let config_set = match (config.kind(), chart.config_kind()) {
+        (None, _) => false,
+        (Some(Kind::String), Kind::String) => config.string()?.is_some_and(|c| !c.is_empty()),
+        (Some(Kind::Object), Kind::Object) => {
+            config.json().is_some_and(|c| c.members().next().is_some())
+        }
+        (Some(found), _) => {
+            review.violation(config.path(), chart.config_type_problem(found));
+            // Written with intent, so it counts as set: the type is the
+            // one thing to fix.
+            true
+        }
+    };
+    match mode {
+        Mode::CustomConfig if config_set && secret_ref => {
+            review.violation(custom.path(), BOTH_SET);
+        }
+        Mode::CustomConfig if !config_set && !secret_ref => {
+            review.violation(mode_path, chart.neither_set());
+        }
+        Mode::System if !platform_oidc_enabled => {
+            review.violation(
+                mode_path,
+                format!(
+                    "{SYSTEM_NEEDS_PLATFORM} (This cluster runs without it: the policy setting platformOidcEnabled is false.)"
+                ),
+            );
+        }
+        _ => {}
+    }
+    if matches!(mode, Mode::None | Mode::System) && (config_set || secret_ref) {
+        review.warning(
+            custom.path(),
+            format!(
+                "ignored: the chart reads customConfig only in mode CustomConfig, and spec.oidc.mode is {}.",
+                mode.name()
+            ),
+        );
+    }
+    Ok(CustomConfig {
+        config: config_set.then_some(config),
+        secret_ref,
+    })
+}

@@ -1,0 +1,298 @@
+//! `spec.oidc.users`: what the schemas and templates require of each entry,
+//! and what the user jobs do with repeated emails.
+//!
+//! - Kubernetes: the schema requires `email` and `role` (`admin|view`) in
+//!   every mode; the templates read the list only when the mode is not
+//!   `None`. The post-install/post-upgrade Job `<release>-oidc-bootstrap`
+//!   (`oidc-rbac-job.yaml`) runs `kubectl apply` of one ClusterRoleBinding
+//!   per entry, named `cozystack-oidc-` + the first 16 hex digits of
+//!   sha256(`<release>-<email>`), under `set -euo pipefail`. The name
+//!   depends on the email only, and a ClusterRoleBinding's `roleRef` is
+//!   immutable, so the same email with another role (twice in the list,
+//!   or changed on an existing cluster) makes `kubectl apply` fail, and
+//!   with it the Job and the release.
+//! - Monitoring: the template checks (role, email pattern, `secretRef` +
+//!   `users`) run in every mode, even `None`. The users Job
+//!   (`oidc-users-job.yaml`) iterates the emails one per line and looks the
+//!   role up with `jq '.[] | select(.email == $e) | .role'`: a repeated
+//!   email yields one role per entry ("Admin\nViewer", or "Admin\nAdmin"),
+//!   which Grafana refuses as a role, and the Job fails (`exit 1`). Grafana
+//!   matches logins and emails without regard to case, so two entries that
+//!   differ only in case name one account, and with different roles the
+//!   last one wins on every run.
+
+use std::borrow::Cow;
+
+use shared::{Field, FieldError, Review};
+
+use crate::chart::{Chart, Mode};
+use crate::email;
+
+/// One entry of `spec.oidc.users`.
+#[derive(Debug)]
+pub struct User<'a> {
+    pub entry: Field<'a>,
+    pub email: Field<'a>,
+    pub role: Field<'a>,
+    pub email_text: Option<Cow<'a, str>>,
+    pub role_text: Option<Cow<'a, str>>,
+    /// The chart accepts the entry (no violation so far).
+    pub valid: bool,
+}
+
+/// The entries; a list that is not a list, an entry that is not an object,
+/// or an email or role that is not a string is malformed (400).
+pub fn read<'a>(users: &Field<'a>) -> Result<Vec<User<'a>>, FieldError> {
+    users
+        .items()?
+        .into_iter()
+        .map(|entry| {
+            let email = entry.field("email")?;
+            let role = entry.field("role")?;
+            let email_text = email.string()?;
+            let role_text = role.string()?;
+            Ok(User {
+                entry,
+                email,
+                role,
+                email_text,
+                role_text,
+                valid: true,
+            })
+        })
+        .collect()
+}
+
+const REQUIRED: &str = "is required: the chart's schema requires email and role for every user.";
+
+/// A hint when a role is right but for the other chart's spelling.
+fn case_hint(chart: Chart, role: &str) -> &'static str {
+    let near = chart
+        .roles()
+        .iter()
+        .any(|allowed| allowed.eq_ignore_ascii_case(role));
+    match (near, chart) {
+        (false, _) => "",
+        (true, Chart::Kubernetes) => " Kubernetes roles are lowercase.",
+        (true, Chart::Monitoring) => " Grafana roles are capitalised.",
+    }
+}
+
+/// The schema (Kubernetes) and template (Monitoring) checks of each entry.
+pub fn check_entries(chart: Chart, mode: Mode, users: &mut [User<'_>], review: &mut Review) {
+    for user in users.iter_mut() {
+        let mut bad = false;
+        match chart {
+            Chart::Kubernetes => check_kubernetes(mode, user, review, &mut bad),
+            Chart::Monitoring => check_monitoring(user, review, &mut bad),
+        }
+        user.valid = !bad;
+    }
+}
+
+fn check_kubernetes(mode: Mode, user: &User<'_>, review: &mut Review, bad: &mut bool) {
+    match user.role_text.as_deref() {
+        None => {
+            *bad = true;
+            review.violation(
+                user.role.path(),
+                "is required and must be one of admin, view: the chart's schema requires it \
+                 (admin binds ClusterRole cluster-admin, view binds ClusterRole view).",
+            );
+        }
+        Some(role) if !Chart::Kubernetes.roles().contains(&role) => {
+            *bad = true;
+            review.violation(
+                user.role.path(),
+                format!(
+                    "{role:?} is not one of the allowed values admin, view; the chart's schema rejects it \
+                     (admin binds ClusterRole cluster-admin, view binds ClusterRole view).{}",
+                    case_hint(Chart::Kubernetes, role)
+                ),
+            );
+        }
+        Some(_) => {}
+    }
+    match user.email_text.as_deref() {
+        None => {
+            *bad = true;
+            review.violation(user.email.path(), REQUIRED);
+        }
+        Some("") if mode.is_enabled() => {
+            *bad = true;
+            review.violation(
+                user.email.path(),
+                "must not be empty: the chart makes it the User subject of a ClusterRoleBinding, \
+                 which Kubernetes refuses without a name, so the oidc-bootstrap Job fails.",
+            );
+        }
+        Some(text) if mode.is_enabled() && !text.contains('@') => {
+            review.warning(
+                user.email.path(),
+                "is not an email address: the tenant kube-apiserver names users by the token's email claim, so this never matches.",
+            );
+        }
+        Some(_) => {}
+    }
+}
+
+fn check_monitoring(user: &User<'_>, review: &mut Review, bad: &mut bool) {
+    match user.role_text.as_deref() {
+        None | Some("") => {
+            *bad = true;
+            review.violation(
+                user.role.path(),
+                "is required and must be one of Admin, Editor, Viewer. Omitting the field would render null \
+                 into the Grafana admin API body and fail the post-install users-Job with HTTP 400.",
+            );
+        }
+        Some(role) if !Chart::Monitoring.roles().contains(&role) => {
+            *bad = true;
+            review.violation(
+                user.role.path(),
+                format!(
+                    "{role:?} is not one of the allowed values Admin, Editor, Viewer.{}",
+                    case_hint(Chart::Monitoring, role)
+                ),
+            );
+        }
+        Some(_) => {}
+    }
+    match user.email_text.as_deref() {
+        None => {
+            *bad = true;
+            review.violation(user.email.path(), REQUIRED);
+        }
+        Some(text) if !email::matches_pattern(text) => {
+            *bad = true;
+            review.violation(
+                user.email.path(),
+                format!(
+                    "{text:?} does not match the conservative email pattern {}. Whitespace, quoted literals, \
+                     and non-ASCII characters are rejected on template level so the reconcile-Job's shell \
+                     handling never has to defend against malformed input.",
+                    email::PATTERN
+                ),
+            );
+        }
+        Some(_) => {}
+    }
+}
+
+/// Repeated emails, for a mode in which the chart's job uses the list.
+/// Only entries the chart accepts are compared.
+pub fn check_duplicates(chart: Chart, users: &mut [User<'_>], review: &mut Review) {
+    for later in 0..users.len() {
+        let Some(user) = users.get(later) else {
+            continue;
+        };
+        let (Some(email), Some(role), true) = (&user.email_text, &user.role_text, user.valid)
+        else {
+            continue;
+        };
+        let clash = users.iter().take(later).find(|earlier| {
+            earlier.valid
+                && earlier.email_text.as_deref().is_some_and(|e| {
+                    e == email
+                        || (chart == Chart::Monitoring
+                            && e.eq_ignore_ascii_case(email)
+                            && earlier.role_text != user.role_text)
+                })
+        });
+        let Some(earlier) = clash else {
+            continue;
+        };
+        let earlier_email = earlier.email_text.as_deref().unwrap_or_default();
+        let earlier_role = earlier.role_text.as_deref().unwrap_or_default();
+        let first = earlier.entry.path();
+        let violation = match chart {
+            Chart::Kubernetes if earlier_role == role.as_ref() => {
+                review.warning(
+                    user.entry.path(),
+                    format!("repeats {first} (same email and role); the chart applies one ClusterRoleBinding twice. Remove it."),
+                );
+                false
+            }
+            Chart::Kubernetes => {
+                review.violation(
+                    user.email.path(),
+                    format!(
+                        "{email:?} is already {first} with role {earlier_role:?}: both entries map to one ClusterRoleBinding, \
+                         whose roleRef cannot change, so the oidc-bootstrap Job fails. Keep one entry per email."
+                    ),
+                );
+                true
+            }
+            Chart::Monitoring if earlier_email == email.as_ref() => {
+                review.violation(
+                    user.email.path(),
+                    format!(
+                        "{email:?} is already {first}: the users Job looks the role up by email and gets one line per entry, \
+                         which Grafana refuses as a role, so the Job and the release fail. Keep one entry per email."
+                    ),
+                );
+                true
+            }
+            Chart::Monitoring => {
+                review.violation(
+                    user.email.path(),
+                    format!(
+                        "{email:?} and {first} ({earlier_email:?}) differ only in letter case but ask for roles {role:?} and \
+                         {earlier_role:?}; Grafana matches accounts by email ignoring case, so the last entry wins on every run. \
+                         Keep one entry."
+                    ),
+                );
+                true
+            }
+        };
+        if violation && let Some(user) = users.get_mut(later) {
+            user.valid = false;
+        }
+    }
+}
+
+/// An `(email, role)` pair.
+pub type Binding<'a> = (Cow<'a, str>, Cow<'a, str>);
+
+/// `(email, role)` of the users an existing object's chart has bound:
+/// those of `oldObject` when its mode was not `None`. A stored object the
+/// policy cannot read gives nothing (the rule then does not apply).
+pub fn bound_before<'a>(old: &Field<'a>) -> Vec<Binding<'a>> {
+    let read = || -> Result<Vec<Binding<'a>>, FieldError> {
+        let oidc = old.at("spec.oidc")?;
+        let mode = oidc.field("mode")?.string()?;
+        if !mode.is_some_and(|m| Mode::parse(&m).is_enabled()) {
+            return Ok(Vec::new());
+        }
+        Ok(read(&oidc.field("users")?)?
+            .into_iter()
+            .filter_map(|user| Some((user.email_text?, user.role_text?)))
+            .collect())
+    };
+    read().unwrap_or_default()
+}
+
+/// Kubernetes, UPDATE: a role changed for an email the chart has already
+/// bound. The binding keeps its name and `roleRef`, so `kubectl apply`
+/// fails until the entry is removed (the Job prunes the binding) and added
+/// back.
+pub fn check_role_changes(users: &[User<'_>], before: &[Binding<'_>], review: &mut Review) {
+    for user in users.iter().filter(|u| u.valid) {
+        let (Some(email), Some(role)) = (&user.email_text, &user.role_text) else {
+            continue;
+        };
+        let previous = before.iter().find(|(e, r)| {
+            e == email && r != role && Chart::Kubernetes.roles().contains(&r.as_ref())
+        });
+        if let Some((_, old_role)) = previous {
+            review.violation(
+                user.role.path(),
+                format!(
+                    "changes the role of {email:?} from {old_role:?} to {role:?}: the chart's ClusterRoleBinding for this email \
+                     keeps its roleRef, which Kubernetes cannot change, so the oidc-bootstrap Job would fail. \
+                     Remove the entry, apply, then add it back with the new role."
+                ),
+            );
+        }
+    }
+}

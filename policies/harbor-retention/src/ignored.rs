@@ -1,0 +1,121 @@
+//! Harbor values that ask to keep data, which the chart never reads.
+//!
+//! The Harbor chart's values are `host`, `storageClass`, `core`,
+//! `registry`, `jobservice`, `trivy`, `database` and `redis` (v1.6.2
+//! `values.schema.json`, without `additionalProperties: false`); the
+//! wrapper template forwards only those, and hard-codes
+//! `harbor.persistence.resourcePolicy: "keep"` in the nested release. Keys
+//! such as `spec.persistence.resourcePolicy` or
+//! `spec.harbor.persistence.resourcePolicy` are accepted by cozystack-api
+//! and Helm and silently dropped, while the post-delete hook deletes the
+//! volumes anyway. Whoever writes them believes the data is kept; it is
+//! not.
+
+use shared::json::Kind;
+use shared::{Field, FieldError, FieldPath};
+
+use crate::walk::{Step, WalkError, find};
+
+/// The Helm annotation that would keep a rendered resource.
+pub const HELM_RESOURCE_POLICY: &str = "helm.sh/resource-policy";
+
+/// Where a member sits, which decides whether `persistence` is suspect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Place {
+    /// A member of `spec` itself.
+    Spec,
+    /// Anywhere under `spec.harbor` (the upstream subchart's values, which
+    /// the wrapper does not forward).
+    Harbor,
+    /// Anywhere else under `spec`.
+    Other,
+}
+
+fn is_retention_key(name: &str) -> bool {
+    name.eq_ignore_ascii_case("resourcePolicy") || name.eq_ignore_ascii_case(HELM_RESOURCE_POLICY)
+}
+
+/// The paths under `spec` of keys that try to override retention: any
+/// `resourcePolicy` (or `helm.sh/resource-policy`), `spec.persistence`, and
+/// any `persistence` under `spec.harbor`. A reported key's value is not
+/// searched further. Names are compared ignoring ASCII case.
+pub fn find_in_spec(spec: &Field<'_>) -> Result<Vec<FieldPath>, WalkError> {
+    if spec.kind() != Some(Kind::Object) {
+        return Ok(Vec::new());
+    }
+    find(spec, Place::Spec, |name, place| {
+        let persistence = name.eq_ignore_ascii_case("persistence")
+            && matches!(place, Place::Spec | Place::Harbor);
+        if persistence || is_retention_key(name) {
+            return Step::Report;
+        }
+        match place {
+            Place::Spec if name.eq_ignore_ascii_case("harbor") => Step::Descend(Place::Harbor),
+            Place::Harbor => Step::Descend(Place::Harbor),
+            Place::Spec | Place::Other => Step::Descend(Place::Other),
+        }
+    })
+}
+
+/// `metadata.annotations["helm.sh/resource-policy"]` of the application,
+/// which keeps nothing: Helm honours it on the resources a chart renders,
+/// and the application is not one.
+pub fn annotation<'a>(object: &Field<'a>) -> Result<Option<Field<'a>>, FieldError> {
+    let annotation = object
+        .at("metadata.annotations")?
+        .field(HELM_RESOURCE_POLICY)?;
+    Ok(annotation.is_present().then_some(annotation))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shared::json::Json;
+
+    fn found(spec: &str) -> Vec<String> {
+        let spec = Field::new(
+            FieldPath::root().key("spec"),
+            Some(Json::parse(spec.as_bytes()).unwrap()),
+        );
+        find_in_spec(&spec)
+            .unwrap()
+            .iter()
+            .map(|p| p.as_str().to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn finds_the_keys_the_chart_ignores() {
+        assert_eq!(
+            found(
+                r#"{"persistence": {"resourcePolicy": "keep"},
+                    "harbor": {"persistence": {"resourcePolicy": "keep"}, "jobservice": {"persistence": {}}},
+                    "trivy": {"enabled": true, "resourcePolicy": "keep"},
+                    "database": {"persistence": {"size": "5Gi"}},
+                    "redis": [{"ResourcePolicy": "keep"}],
+                    "core": {"annotations": {"helm.sh/resource-policy": "keep"}}}"#
+            ),
+            [
+                "spec.persistence",
+                "spec.harbor.persistence",
+                "spec.harbor.jobservice.persistence",
+                "spec.trivy.resourcePolicy",
+                "spec.redis[0].ResourcePolicy",
+                "spec.core.annotations[\"helm.sh/resource-policy\"]",
+            ]
+        );
+    }
+
+    #[test]
+    fn real_values_are_clean() {
+        assert!(
+            found(
+                r#"{"host": "", "storageClass": "replicated", "trivy": {"enabled": true, "size": "5Gi"},
+                    "database": {"size": "5Gi", "replicas": 2}, "redis": {"size": "1Gi", "replicas": 2},
+                    "core": {"resources": {}, "resourcesPreset": "small"}}"#
+            )
+            .is_empty()
+        );
+        assert!(found("{}").is_empty());
+    }
+}

@@ -1,0 +1,236 @@
+//! A depth-first search for members of a JSON tree, by name.
+//!
+//! The search reads the raw members and builds a path only for the
+//! containers it enters and the members it reports, so a clean spec costs
+//! one scan and no allocation per scalar. It keeps its own stack instead of
+//! recursing, and stops at [`MAX_DEPTH`] levels: every level holds a path
+//! one segment longer than its parent's, so a hostile nesting depth would
+//! otherwise cost memory quadratic in the depth. Chart values never come
+//! near the limit (a Harbor spec is four levels deep). Members are visited
+//! in document order (pre-order); list elements are walked through but not
+//! visited themselves, as they have no name.
+
+use shared::json::{Elements, Json, Kind, Members, member_name};
+use shared::{Field, FieldError, FieldPath};
+
+/// Levels of objects and lists the search enters below its root.
+pub const MAX_DEPTH: usize = 64;
+
+/// What to do with a visited member.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step<C> {
+    /// Walk into the member's value (if it is an object or a list), in
+    /// context `C`.
+    Descend(C),
+    /// Report the member; its value is not searched further.
+    Report,
+}
+
+/// Why a search stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WalkError {
+    /// A value is not the JSON it claims to be.
+    Field(FieldError),
+    /// The value at this path nests deeper than [`MAX_DEPTH`].
+    TooDeep(FieldPath),
+}
+
+impl From<FieldError> for WalkError {
+    fn from(error: FieldError) -> Self {
+        WalkError::Field(error)
+    }
+}
+
+/// The items of one container being walked.
+enum Items<'a> {
+    Members(Members<'a>),
+    Elements(Elements<'a>, usize),
+}
+
+struct Frame<'a, C> {
+    items: Items<'a>,
+    path: FieldPath,
+    context: C,
+}
+
+fn frame<'a, C>(json: Json<'a>, path: FieldPath, context: C) -> Option<Frame<'a, C>> {
+    let items = match json.kind() {
+        Kind::Object => Items::Members(json.members()),
+        Kind::Array => Items::Elements(json.elements(), 0),
+        _ => return None,
+    };
+    Some(Frame {
+        items,
+        path,
+        context,
+    })
+}
+
+fn malformed(path: &FieldPath, error: shared::json::JsonError) -> WalkError {
+    WalkError::Field(FieldError::Malformed {
+        path: path.clone(),
+        error,
+    })
+}
+
+/// The paths of the members under `root` that `visit(name, context)`
+/// reports, where `context` is what the visit of the enclosing member
+/// returned (`root_context` for the members of `root`).
+pub fn find<C: Copy>(
+    root: &Field<'_>,
+    root_context: C,
+    mut visit: impl FnMut(&str, C) -> Step<C>,
+) -> Result<Vec<FieldPath>, WalkError> {
+    let mut found = Vec::new();
+    let mut stack = Vec::new();
+    if let Some(json) = root.json()
+        && let Some(top) = frame(json, root.path().clone(), root_context)
+    {
+        stack.push(top);
+    }
+    while let Some(top) = stack.last_mut() {
+        let (value, step, child_path) = match &mut top.items {
+            Items::Members(members) => match members.next() {
+                None => {
+                    stack.pop();
+                    continue;
+                }
+                Some(Err(error)) => return Err(malformed(&top.path, error)),
+                Some(Ok((raw, value))) => {
+                    let name = member_name(raw).map_err(|e| malformed(&top.path, e))?;
+                    let step = visit(&name, top.context);
+                    let wanted = match step {
+                        Step::Report => true,
+                        Step::Descend(_) => matches!(value.kind(), Kind::Object | Kind::Array),
+                    };
+                    (value, step, wanted.then(|| top.path.key(&name)))
+                }
+            },
+            Items::Elements(elements, index) => match elements.next() {
+                None => {
+                    stack.pop();
+                    continue;
+                }
+                Some(Err(error)) => return Err(malformed(&top.path, error)),
+                Some(Ok(value)) => {
+                    let path = matches!(value.kind(), Kind::Object | Kind::Array)
+                        .then(|| top.path.index(*index));
+                    *index += 1;
+                    (value, Step::Descend(top.context), path)
+                }
+            },
+        };
+        let Some(path) = child_path else {
+            continue;
+        };
+        match step {
+            Step::Report => found.push(path),
+            Step::Descend(context) => {
+                if stack.len() > MAX_DEPTH {
+                    return Err(WalkError::TooDeep(path));
+                }
+                if let Some(inner) = frame(value, path, context) {
+                    stack.push(inner);
+                }
+            }
+        }
+    }
+    Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn root(text: &str) -> Field<'_> {
+        Field::new(
+            FieldPath::root(),
+            Some(Json::parse(text.as_bytes()).unwrap()),
+        )
+    }
+
+    fn visited(text: &str, report: &str) -> Vec<String> {
+        let mut seen = Vec::new();
+        find(&root(text), 0usize, |name, depth| {
+            seen.push(format!("{name}@{depth}"));
+            if name == report {
+                Step::Report
+            } else {
+                Step::Descend(depth + 1)
+            }
+        })
+        .unwrap();
+        seen
+    }
+
+    #[test]
+    fn visits_members_in_document_order_through_lists() {
+        assert_eq!(
+            visited(r#"{"a": {"b": [1, {"c": 2}], "d": 3}, "e": {"f": {}}}"#, ""),
+            ["a@0", "b@1", "c@2", "d@1", "e@0", "f@1"]
+        );
+    }
+
+    #[test]
+    fn reported_members_are_not_entered() {
+        assert_eq!(
+            visited(r#"{"a": {"b": 1}, "c": {"a": {}}}"#, "a"),
+            ["a@0", "c@0", "a@1"]
+        );
+    }
+
+    #[test]
+    fn reports_paths_and_stops_there() {
+        let found = find(
+            &root(r#"{"x": [{"k": {"k": 1}}, 2, {"y": {"k": 3}}], "k": "v", "a b": {"k": 0}}"#),
+            (),
+            |name, ()| {
+                if name == "k" {
+                    Step::Report
+                } else {
+                    Step::Descend(())
+                }
+            },
+        )
+        .unwrap();
+        let found: Vec<&str> = found.iter().map(FieldPath::as_str).collect();
+        assert_eq!(found, ["x[0].k", "x[2].y.k", "k", "[\"a b\"].k"]);
+    }
+
+    fn nested(depth: usize) -> String {
+        format!("{}1{}", "{\"k\":".repeat(depth), "}".repeat(depth))
+    }
+
+    fn count(text: &str) -> Result<usize, WalkError> {
+        let mut count = 0;
+        find(&root(text), (), |_, ()| {
+            count += 1;
+            Step::Descend(())
+        })?;
+        Ok(count)
+    }
+
+    #[test]
+    fn depth_is_bounded() {
+        assert_eq!(count(&nested(MAX_DEPTH + 1)), Ok(MAX_DEPTH + 1));
+        let Err(WalkError::TooDeep(path)) = count(&nested(MAX_DEPTH + 2)) else {
+            panic!("not refused");
+        };
+        assert_eq!(path.as_str().matches('k').count(), MAX_DEPTH + 1);
+        assert!(matches!(
+            count(&nested(200_000)),
+            Err(WalkError::TooDeep(_))
+        ));
+    }
+
+    #[test]
+    fn scalars_and_malformed_members() {
+        assert_eq!(count("\"text\""), Ok(0));
+        let broken = Json::parse_lazy(br#"{"a": {"b": @}}"#).unwrap();
+        let root = Field::new(FieldPath::root().key("spec"), Some(broken));
+        let Err(WalkError::Field(error)) = find(&root, (), |_, ()| Step::Descend(())) else {
+            panic!("not refused");
+        };
+        assert_eq!(error.path().as_str(), "spec.a");
+    }
+}

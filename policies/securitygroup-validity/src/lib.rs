@@ -1,0 +1,315 @@
+//! `securitygroup-validity`: Cozystack SecurityGroups that work as written.
+//!
+//! cozystack-api validates a SecurityGroup before admission, so in a
+//! cluster its refusals never reach this policy; GitOps repositories and CI
+//! check manifests offline, where cozystack-api is not in the loop. So the
+//! policy repeats every static check of `validateSecurityGroup`, with its
+//! paths, messages and Go edge semantics ([`spec`]), and goes further where
+//! cozystack-api accepts a group that selects nothing: a foreign `apiGroup`,
+//! a mistyped kind, a duplicate attachment, the pre-release `targetRef`.
+//! Then, for a group that passed, it looks up the applications and groups
+//! it names ([`existence`]): one context-aware call per kind at most, and a
+//! warning, never a rejection, when the host cannot answer.
+
+mod existence;
+mod members;
+mod settings;
+mod spec;
+
+use shared::lookup::{Cluster, Host};
+use shared::{FieldError, FieldPath, Operation, Refusal, Request, Review, Verdict};
+
+use members::members;
+pub use settings::{MissingTargets, Settings};
+use spec::{AppTarget, GroupTarget, Known, Walk};
+
+shared::policy!(Settings, evaluate);
+
+/// API group of SecurityGroups.
+const SDN_GROUP: &str = "sdn.cozystack.io";
+const KIND: &str = "SecurityGroup";
+
+/// The rule, asking the policy-server for cluster state.
+pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, FieldError> {
+    evaluate_with(request, settings, &Host)
+}
+
+/// The rule, with cluster reads going to `cluster`.
+pub fn evaluate_with(
+    request: &Request<'_>,
+    settings: &Settings,
+    cluster: &dyn Cluster,
+) -> Result<Verdict, FieldError> {
+    let writes = matches!(request.operation, Operation::Create | Operation::Update);
+    if !writes
+        || request.group != SDN_GROUP
+        || request.kind != KIND
+        || settings.exemptions.exempts(&request.user)
+    {
+        return Ok(Verdict::allow());
+    }
+    let object = request.object()?;
+    if !object.is_present() {
+        return Err(FieldError::Missing {
+            path: FieldPath::parse("object"),
+        });
+    }
+    let [metadata, spec] = members(&object, ["metadata", "spec"])?;
+    let [name, namespace] = members(&metadata, ["name", "namespace"])?;
+    let mut review = Review::new();
+    let mut walk = Walk::new(&mut review, settings);
+    walk.name(&name)?;
+    walk.spec(&spec)?;
+    let targets = walk.targets;
+    // A group that is rejected anyway costs no lookup.
+    if settings.missing_targets == MissingTargets::Ignore || review.has_violations() {
+        return Ok(review.verdict(Refusal::Invalid));
+    }
+    // On UPDATE only references the update adds are looked up: the others
+    // were checked when they were written, and a target deleted since must
+    // not block unrelated edits (audit-scanner re-checks live groups).
+    let known = match request.operation {
+        Operation::Update => request
+            .old_object()
+            .map(|old| Known::read(&old))
+            .unwrap_or_default(),
+        _ => Known::default(),
+    };
+    let own_name = name.string()?.unwrap_or_default();
+    let apps: Vec<&AppTarget<'_>> = targets
+        .apps
+        .iter()
+        .filter(|app| !known.has_app(&app.kind, &app.name))
+        .collect();
+    // A group may admit its own members (`fromSG: [itself]`); on CREATE it
+    // does not exist yet.
+    let groups: Vec<&GroupTarget<'_>> = targets
+        .groups
+        .iter()
+        .filter(|group| group.name != own_name && !known.has_group(&group.name))
+        .collect();
+    let namespace = if request.namespace.is_empty() {
+        namespace.string()?.unwrap_or_default()
+    } else {
+        request.namespace.clone()
+    };
+    existence::check(
+        cluster,
+        &namespace,
+        &apps,
+        &groups,
+        settings.missing_targets,
+        &mut review,
+    );
+    Ok(review.verdict(Refusal::Invalid))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shared::lookup::{ListByNamespace, LookupError};
+    use shared::request::Payload;
+    use std::cell::RefCell;
+
+    /// Answers HelmRelease and CiliumNetworkPolicy lists from fixed JSON
+    /// (or an error) and records what was asked.
+    struct FakeCluster {
+        releases: Result<&'static str, &'static str>,
+        policies: Result<&'static str, &'static str>,
+        calls: RefCell<Vec<String>>,
+    }
+
+    impl FakeCluster {
+        fn new() -> Self {
+            Self {
+                releases: Ok(RELEASES),
+                policies: Ok(POLICIES),
+                calls: RefCell::new(Vec::new()),
+            }
+        }
+    }
+
+    impl Cluster for FakeCluster {
+        fn list_by_namespace(&self, request: &ListByNamespace<'_>) -> Result<Vec<u8>, LookupError> {
+            self.calls
+                .borrow_mut()
+                .push(serde_json::to_string(request).unwrap());
+            let answer = match request.kind {
+                "HelmRelease" => self.releases,
+                "CiliumNetworkPolicy" => self.policies,
+                other => panic!("unexpected kind {other}"),
+            };
+            answer
+                .map(|a| a.as_bytes().to_vec())
+                .map_err(|e| LookupError(e.to_owned()))
+        }
+    }
+
+    const RELEASES: &str = r#"{"items": [
+        {"metadata": {"labels": {"apps.cozystack.io/application.kind": "Postgres", "apps.cozystack.io/application.name": "db"}}},
+        {"metadata": {"labels": {"apps.cozystack.io/application.kind": "Kubernetes", "apps.cozystack.io/application.name": "web"}}}
+    ]}"#;
+    const POLICIES: &str = r#"{"items": [{"metadata": {"name": "frontend"}}]}"#;
+
+    const V1_SPEC: &str = r#"{"attachments": [{"kind": "Postgres", "name": "db"}],
+        "ingress": [{"fromApp": [{"kind": "Kubernetes", "name": "web"}], "fromSG": ["frontend"],
+                     "toPorts": [{"ports": [{"port": "5432", "protocol": "TCP"}]}]}]}"#;
+
+    fn payload(operation: &str, name: &str, spec: &str, old_spec: Option<&str>) -> String {
+        let object = format!(
+            r#"{{"apiVersion": "sdn.cozystack.io/v1alpha1", "kind": "SecurityGroup",
+                "metadata": {{"name": "{name}", "namespace": "tenant-foo"}}, "spec": {spec}}}"#
+        );
+        let old = old_spec.map_or(String::new(), |old| {
+            format!(r#", "oldObject": {{"metadata": {{"name": "{name}"}}, "spec": {old}}}"#)
+        });
+        format!(
+            r#"{{"request": {{"uid": "u",
+                "kind": {{"group": "sdn.cozystack.io", "version": "v1alpha1", "kind": "SecurityGroup"}},
+                "resource": {{"group": "sdn.cozystack.io", "version": "v1alpha1", "resource": "securitygroups"}},
+                "name": "{name}", "namespace": "tenant-foo", "operation": "{operation}",
+                "userInfo": {{"username": "alice"}}, "object": {object}{old}}}, "settings": {{}}}}"#
+        )
+    }
+
+    fn run(text: &str, settings: &Settings, cluster: &FakeCluster) -> Verdict {
+        let payload = Payload::parse(text.as_bytes()).unwrap();
+        evaluate_with(&payload.request, settings, cluster).unwrap()
+    }
+
+    fn deny(mode: MissingTargets) -> Settings {
+        Settings {
+            missing_targets: mode,
+            ..Settings::default()
+        }
+    }
+
+    #[test]
+    fn a_valid_group_with_existing_targets_makes_one_call_per_kind() {
+        let cluster = FakeCluster::new();
+        let verdict = run(
+            &payload("CREATE", "db", V1_SPEC, None),
+            &Settings::default(),
+            &cluster,
+        );
+        assert_eq!(verdict, Verdict::allow());
+        let calls = cluster.calls.borrow();
+        assert_eq!(calls.len(), 2);
+        assert_eq!(
+            calls[0],
+            r#"{"api_version":"helm.toolkit.fluxcd.io/v2","kind":"HelmRelease","namespace":"tenant-foo","label_selector":"apps.cozystack.io/application.kind","field_selector":null,"field_masks":["metadata.labels"]}"#
+        );
+        assert_eq!(
+            calls[1],
+            r#"{"api_version":"cilium.io/v2","kind":"CiliumNetworkPolicy","namespace":"tenant-foo","label_selector":"sdn.cozystack.io/securitygroup=true","field_selector":null,"field_masks":["metadata.name"]}"#
+        );
+    }
+
+    #[test]
+    fn missing_targets_warn_deny_or_are_not_looked_up() {
+        let spec = r#"{"attachments": [{"kind": "Postgres", "name": "other"}],
+            "egress": [{"toSG": ["backend"]}]}"#;
+        let text = payload("CREATE", "g", spec, None);
+        let warned = run(&text, &Settings::default(), &FakeCluster::new());
+        assert!(warned.is_allowed());
+        assert_eq!(
+            warned.warnings(),
+            vec![
+                "spec.attachments[0]: Postgres \"other\" does not exist in tenant-foo: the attachment selects no pods until it does",
+                "spec.egress[0].toSG[0]: SecurityGroup \"backend\" does not exist in tenant-foo: this peer matches no pods until it does",
+            ]
+        );
+        let denied = run(&text, &deny(MissingTargets::Deny), &FakeCluster::new());
+        assert!(!denied.is_allowed());
+        assert!(denied.message().unwrap().contains("missingTargets: deny"));
+        let cluster = FakeCluster::new();
+        let ignored = run(&text, &deny(MissingTargets::Ignore), &cluster);
+        assert_eq!(ignored, Verdict::allow());
+        assert!(cluster.calls.borrow().is_empty());
+    }
+
+    #[test]
+    fn lookup_errors_warn_and_never_reject() {
+        let cluster = FakeCluster {
+            releases: Err("Policy has not been granted access"),
+            policies: Err("no cluster"),
+            calls: RefCell::new(Vec::new()),
+        };
+        let verdict = run(
+            &payload("CREATE", "db", V1_SPEC, None),
+            &deny(MissingTargets::Deny),
+            &cluster,
+        );
+        assert!(verdict.is_allowed());
+        assert_eq!(
+            verdict.warnings(),
+            vec![
+                "spec.attachments: existence not checked: Policy has not been granted access",
+                "spec.ingress[0].fromSG: existence not checked: no cluster",
+            ]
+        );
+        let unreadable = FakeCluster {
+            releases: Ok("[]"),
+            ..FakeCluster::new()
+        };
+        let verdict = run(
+            &payload("CREATE", "db", V1_SPEC, None),
+            &Settings::default(),
+            &unreadable,
+        );
+        assert!(verdict.warnings()[0].contains("unreadable list answer"));
+    }
+
+    #[test]
+    fn only_new_references_are_looked_up_and_never_the_group_itself() {
+        let cluster = FakeCluster::new();
+        let unchanged = run(
+            &payload("UPDATE", "db", V1_SPEC, Some(V1_SPEC)),
+            &Settings::default(),
+            &cluster,
+        );
+        assert_eq!(unchanged, Verdict::allow());
+        assert!(cluster.calls.borrow().is_empty());
+        let own = r#"{"attachments": [{"kind": "Postgres", "name": "db"}],
+            "ingress": [{"fromSG": ["self-talk"]}]}"#;
+        let cluster = FakeCluster::new();
+        run(
+            &payload("CREATE", "self-talk", own, None),
+            &Settings::default(),
+            &cluster,
+        );
+        assert_eq!(cluster.calls.borrow().len(), 1, "no SecurityGroup lookup");
+    }
+
+    #[test]
+    fn static_violations_cost_no_lookup() {
+        let cluster = FakeCluster::new();
+        let verdict = run(
+            &payload(
+                "CREATE",
+                "db",
+                r#"{"attachments": [{"kind": "Postgress", "name": "db"}]}"#,
+                None,
+            ),
+            &Settings::default(),
+            &cluster,
+        );
+        assert!(
+            verdict
+                .message()
+                .unwrap()
+                .contains("did you mean \"Postgres\"?")
+        );
+        assert!(cluster.calls.borrow().is_empty());
+    }
+
+    #[test]
+    fn other_kinds_and_operations_are_allowed_untouched() {
+        let cluster = FakeCluster::new();
+        let text = payload("DELETE", "db", "\"not a spec\"", None);
+        assert_eq!(run(&text, &Settings::default(), &cluster), Verdict::allow());
+        let text = payload("CREATE", "db", "\"not a spec\"", None)
+            .replace("\"kind\": \"SecurityGroup\"}", "\"kind\": \"Postgres\"}");
+        assert_eq!(run(&text, &Settings::default(), &cluster), Verdict::allow());
+    }
+}

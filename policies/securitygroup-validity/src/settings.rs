@@ -1,0 +1,124 @@
+//! Settings of `securitygroup-validity`.
+
+use serde::Deserialize;
+use shared::catalogue::app_kind;
+use shared::validators::check_label_value;
+use shared::{Exemptions, Validatable};
+
+/// What a reference to an application or SecurityGroup that does not exist
+/// in the namespace leads to.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MissingTargets {
+    /// Allow with a warning: GitOps tools may apply a group before the
+    /// applications it names.
+    #[default]
+    Warn,
+    /// Reject: every reference must exist when the group is written.
+    Deny,
+    /// Do not look: no context-aware call at all.
+    Ignore,
+}
+
+/// Settings of the policy; every field is optional.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Settings {
+    /// Users, groups and service accounts the policy does not apply to.
+    #[serde(default)]
+    pub exemptions: Exemptions,
+    /// Application kinds accepted in references besides the platform's
+    /// catalogue (kinds of ApplicationDefinitions a cluster adds).
+    #[serde(default)]
+    pub extra_kinds: Vec<String>,
+    /// `warn` (default), `deny` or `ignore`.
+    #[serde(default)]
+    pub missing_targets: MissingTargets,
+}
+
+impl Settings {
+    /// Whether `kind` names an application kind this cluster serves.
+    pub fn knows_kind(&self, kind: &str) -> bool {
+        app_kind(kind).is_some() || self.extra_kinds.iter().any(|k| k == kind)
+    }
+}
+
+/// A Kubernetes kind name as ApplicationDefinitions spell them: an ASCII
+/// capital, then letters and digits, usable as a label value.
+fn is_kind_name(kind: &str) -> bool {
+    kind.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+        && kind.chars().all(|c| c.is_ascii_alphanumeric())
+        && check_label_value(kind).is_ok()
+}
+
+impl Validatable for Settings {
+    fn validate(&self) -> Result<(), String> {
+        self.exemptions.validate()?;
+        // A kind that is already in the catalogue is accepted, not refused:
+        // a later version of this policy may learn it, and refusing the
+        // setting then would stop the policy-server at start-up.
+        for (i, kind) in self.extra_kinds.iter().enumerate() {
+            if !is_kind_name(kind) {
+                return Err(format!(
+                    "extraKinds[{i}]: {kind:?} is not a kind name (a capital letter, then letters and digits, at most 63; for example ComputePlane)"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(json: &str) -> Result<Settings, String> {
+        shared::settings::check::<Settings>(json.as_bytes())
+    }
+
+    #[test]
+    fn defaults_warn_and_know_the_catalogue() {
+        let settings = check("{}").unwrap();
+        assert_eq!(settings.missing_targets, MissingTargets::Warn);
+        assert!(settings.knows_kind("Postgres"));
+        assert!(!settings.knows_kind("ComputePlane"));
+        assert!(!settings.knows_kind("postgres"));
+    }
+
+    #[test]
+    fn extra_kinds_and_modes() {
+        let settings =
+            check(r#"{"extraKinds": ["ComputePlane", "Postgres"], "missingTargets": "deny"}"#)
+                .unwrap();
+        assert!(settings.knows_kind("ComputePlane"));
+        assert_eq!(settings.missing_targets, MissingTargets::Deny);
+        assert_eq!(
+            check(r#"{"missingTargets": "ignore"}"#)
+                .unwrap()
+                .missing_targets,
+            MissingTargets::Ignore
+        );
+    }
+
+    #[test]
+    fn refuses_bad_settings_by_name() {
+        assert!(
+            check(r#"{"extraKinds": ["computeplane"]}"#)
+                .unwrap_err()
+                .starts_with("extraKinds[0]")
+        );
+        assert!(check(r#"{"extraKinds": [""]}"#).is_err());
+        assert!(check(&format!(r#"{{"extraKinds": ["A{}"]}}"#, "b".repeat(63))).is_err());
+        assert!(
+            check(r#"{"missingTargets": "block"}"#)
+                .unwrap_err()
+                .contains("unknown variant `block`, expected one of `warn`, `deny`, `ignore`")
+        );
+        assert!(
+            check(r#"{"missingTarget": "warn"}"#)
+                .unwrap_err()
+                .contains("unknown field `missingTarget`")
+        );
+        assert!(check(r#"{"extraKinds": "ComputePlane"}"#).is_err());
+    }
+}

@@ -1,9 +1,11 @@
 //! `cozystack-policies`: checks manifests against the policy bundle, and
 //! builds, benchmarks and publishes the bundle's modules.
 
+mod artifacthub;
 mod bench;
 mod case_export;
 mod check;
+mod deploy;
 mod dist;
 mod manifests;
 mod push;
@@ -101,6 +103,18 @@ enum Command {
         /// Policy names or module paths (every module in --dist by default).
         modules: Vec<String>,
     },
+    /// Write the ArtifactHub package of each policy (artifacthub-pkg.yml and
+    /// README.md under artifacthub/<policy>/), generated from its metadata.
+    Artifacthub {
+        #[arg(long, default_value = "artifacthub")]
+        out: PathBuf,
+        /// Write nothing; exit 1 when a committed file differs.
+        #[arg(long)]
+        check: bool,
+    },
+    /// Print a starting ClusterAdmissionPolicy for a policy (from its
+    /// metadata) to save as deploy/policies/<policy>.yaml.
+    ScaffoldDeploy { policy: String },
     /// Split a case file into the files `kwctl run` takes (for e2e/kwctl.bats).
     CaseFiles { case: PathBuf, out: PathBuf },
     /// Evaluate one request with one module through the host, with the flags
@@ -255,6 +269,38 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 }
                 Ok(())
             })?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Artifacthub { out, check } => {
+            let out = resolve(root, &out);
+            let policies = workspace::policies(root)?;
+            let mut drift = Vec::new();
+            for policy in &policies {
+                let files = artifacthub::generate(policy, &out)?;
+                if check {
+                    drift.extend(files.drift());
+                } else if files.write()? {
+                    println!("wrote {}", files.dir.display());
+                }
+            }
+            drift.extend(artifacthub::orphans(&out, &policies)?);
+            for path in &drift {
+                eprintln!("out of date: {}", path.display());
+            }
+            Ok(if drift.is_empty() || !check {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
+        }
+        Command::ScaffoldDeploy { policy } => {
+            let selected = workspace::select(workspace::policies(root)?, &[policy])?;
+            for policy in selected {
+                print!(
+                    "{}",
+                    serde_yaml::to_string(&deploy::scaffold(&policy.metadata()?)?)?
+                );
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::CaseFiles { case, out } => {

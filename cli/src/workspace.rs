@@ -96,3 +96,37 @@ pub fn select(all: Vec<PolicyDir>, names: &[String]) -> Result<Vec<PolicyDir>> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One version per policy: the crate's, mirrored in the metadata (the
+    /// tag `v<version>` and ArtifactHub read it) and in the release tag.
+    #[test]
+    fn every_policy_version_matches_its_crate() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let mut drift = Vec::new();
+        for policy in policies(root).unwrap() {
+            let version = policy.crate_version().unwrap();
+            let metadata = policy.metadata().unwrap();
+            if metadata.version() != Some(version.as_str()) {
+                drift.push(format!(
+                    "{}: {} is {:?}, Cargo.toml says {version}",
+                    policy.name,
+                    host::metadata::VERSION_ANNOTATION,
+                    metadata.version()
+                ));
+            }
+            let tag = format!("{}/v{version}", policy.name);
+            match metadata.annotations.get("com.github.release.tag") {
+                Some(found) if *found != tag => drift.push(format!(
+                    "{}: com.github.release.tag is {found:?}, expected {tag:?}",
+                    policy.name
+                )),
+                _ => {}
+            }
+        }
+        assert!(drift.is_empty(), "{}", drift.join("\n"));
+    }
+}

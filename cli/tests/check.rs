@@ -1,6 +1,9 @@
 //! The main job end to end: `cozystack-policies check` over the example
 //! change, with the bundle in dist/ (built by `make dist`).
 
+// A test: a panic is a failing assertion, not a trap in a policy-server.
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 use std::path::Path;
 use std::process::{Command, Output};
 

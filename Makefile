@@ -46,7 +46,7 @@ unit: dist
 e2e: dist
 	e2e/run.sh
 
-test: lint unit e2e
+test: lint unit e2e registry sbom reproducible
 
 bench: dist
 	$(CLI) bench
@@ -54,3 +54,26 @@ bench: dist
 clean:
 	$(CARGO) clean
 	rm -rf dist
+
+## Publishing: the OCI round trip, SBOMs, reproducibility, ArtifactHub
+## (README: "Publishing and installing").
+.PHONY: registry sbom reproducible artifacthub
+REGISTRY_BIN := /usr/bin/docker-registry
+
+## Pushes dist/ to a throwaway docker-registry on 127.0.0.1 (temporary
+## storage, stopped when the test ends) and pulls every artifact back.
+registry: dist
+	@test -x $(REGISTRY_BIN) || { echo "installing docker-registry"; apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker-registry >/dev/null; }
+	DOCKER_REGISTRY=$(REGISTRY_BIN) $(CARGO) test $(CARGO_FLAGS) --release -p cozystack-policies --test registry -- --ignored --nocapture --test-threads 1
+
+## dist/<policy>.cdx.json, the CycloneDX SBOM of each module.
+sbom: dist
+	release/sbom.sh
+
+## Two clean builds of the policies, from two paths, give identical modules.
+reproducible: cli
+	release/reproducible.sh
+
+## Rewrites artifacthub/ from the policies' metadata and READMEs.
+artifacthub: cli
+	$(CLI) artifacthub

@@ -7,7 +7,7 @@
 //! `make registry` installs the registry when it is missing and runs these
 //! tests (`--ignored`): they need the binary, which a plain `cargo test`
 //! does not install. The registry is stopped when the test ends, pass or
-//! fail (the guard's `Drop`).
+//! fail (the guard's `Drop`), or is killed (`setpriv --pdeathsig`).
 
 // A test: a panic is a failing assertion, not a trap in a policy-server.
 #![allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing)]
@@ -95,7 +95,11 @@ impl Registry {
         );
         std::fs::write(dir.join("config.yml"), config).unwrap();
         let log = std::fs::File::create(dir.join("registry.log")).unwrap();
-        let child = Command::new(registry_binary())
+        // setpriv (util-linux) asks the kernel to kill the registry when this
+        // thread ends, so not even a killed test run leaves it behind.
+        let child = Command::new("setpriv")
+            .args(["--pdeathsig", "KILL", "--"])
+            .arg(registry_binary())
             .arg("serve")
             .arg(dir.join("config.yml"))
             .stdin(Stdio::null())

@@ -1,4 +1,4 @@
-//! The Kubewarden manifests in `deploy/`, as types that mirror the CRD
+//! The Kubewarden manifests in `deploy/bundle/`, as types that mirror the CRD
 //! fields the bundle uses (Kubewarden v1.35 `policies.kubewarden.io/v1`).
 //! Every struct refuses unknown fields, so a typo in a manifest fails the
 //! tests instead of being dropped by the API server's pruning; the tests
@@ -406,7 +406,8 @@ mod tests {
 
     /// Every object the bundle's kustomization applies, with its file.
     fn bundle() -> Vec<(String, Object)> {
-        let deploy = root().join("deploy");
+        assert_eq!(kustomization(&root().join("deploy")).resources, ["bundle"]);
+        let deploy = root().join("deploy/bundle");
         let resources = kustomization(&deploy).resources;
         let mut files: Vec<String> = Vec::new();
         for dir in [deploy.clone(), deploy.join("policies")] {
@@ -424,7 +425,8 @@ mod tests {
         listed.sort();
         assert_eq!(
             listed, files,
-            "deploy/kustomization.yaml must list exactly the manifests in deploy/ and deploy/policies/"
+            "deploy/bundle/kustomization.yaml must list exactly the manifests in deploy/bundle/ \
+             and deploy/bundle/policies/"
         );
         resources
             .iter()
@@ -466,7 +468,8 @@ mod tests {
     }
 
     /// Each policy of the workspace has exactly one manifest, in
-    /// deploy/policies/<policy>.yaml, that says what its metadata says.
+    /// deploy/bundle/policies/<policy>.yaml, that says what its metadata
+    /// says.
     #[test]
     fn every_policy_has_one_manifest_matching_its_metadata() {
         let root = root();
@@ -483,8 +486,8 @@ mod tests {
             let [(file, meta, spec)] = found.as_slice() else {
                 let scaffold = serde_yaml::to_string(&scaffold(&metadata).unwrap()).unwrap();
                 problems.push(format!(
-                    "{}: {} manifests; add deploy/policies/{}.yaml (and list it in \
-                     deploy/kustomization.yaml), e.g. from \
+                    "{}: {} manifests; add deploy/bundle/policies/{}.yaml (and list it in \
+                     deploy/bundle/kustomization.yaml), e.g. from \
                      `cozystack-policies scaffold-deploy {}`:\n{scaffold}",
                     policy.name,
                     found.len(),
@@ -693,7 +696,7 @@ mod tests {
     #[test]
     fn protect_overlay_switches_every_policy() {
         let overlay = kustomization(&root().join("deploy/protect"));
-        assert_eq!(overlay.resources, [".."]);
+        assert_eq!(overlay.resources, ["../bundle"]);
         let patch = serde_yaml::to_string(&overlay.patches).unwrap();
         assert!(patch.contains("kind: ClusterAdmissionPolicy"), "{patch}");
         assert!(

@@ -113,7 +113,7 @@ enum Command {
         check: bool,
     },
     /// Print a starting ClusterAdmissionPolicy for a policy (from its
-    /// metadata) to save as deploy/policies/<policy>.yaml.
+    /// metadata) to save as deploy/bundle/policies/<policy>.yaml.
     ScaffoldDeploy { policy: String },
     /// Split a case file into the files `kwctl run` takes (for e2e/kwctl.bats).
     CaseFiles { case: PathBuf, out: PathBuf },

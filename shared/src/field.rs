@@ -12,7 +12,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use crate::json::{Json, JsonError, Kind, member_name};
+use crate::json::{Json, JsonError, Kind, key_equals, member_name};
 
 /// A path to a field, rendered the way `kubectl explain` and apiserver
 /// field errors write it: `spec.kafka.storageClass`,
@@ -339,6 +339,39 @@ impl<'a> Field<'a> {
         }
     }
 
+    /// The members `keys` of this object, read in one walk that stops when
+    /// all are found (a [`Field::field`] per key would walk the object from
+    /// its start each time). Absent keys, or an absent object, give absent
+    /// fields; the first of duplicate keys wins; an object that is not one
+    /// is an error naming it.
+    pub fn members<const N: usize>(&self, keys: [&str; N]) -> Result<[Field<'a>; N], FieldError> {
+        let mut found: [Option<Json<'a>>; N] = [None; N];
+        match self.value {
+            None => {}
+            Some(value) if value.kind() == Kind::Object => {
+                let mut missing = N;
+                for member in value.members() {
+                    let (raw, json) = member.map_err(|e| self.malformed(e))?;
+                    let slot = keys
+                        .iter()
+                        .position(|key| key_equals(raw, key))
+                        .and_then(|i| found.get_mut(i))
+                        .filter(|slot| slot.is_none());
+                    if let Some(slot) = slot {
+                        *slot = Some(json);
+                        missing -= 1;
+                        if missing == 0 {
+                            break;
+                        }
+                    }
+                }
+            }
+            Some(value) => return Err(self.wrong_type("an object", value.kind())),
+        }
+        let mut values = found.into_iter();
+        Ok(keys.map(|key| Field::new(self.path.key(key), values.next().flatten())))
+    }
+
     /// Follows a dotted path of member names.
     pub fn at(&self, dotted: &str) -> Result<Field<'a>, FieldError> {
         dotted
@@ -528,6 +561,30 @@ mod tests {
         assert_eq!(labels[0].0, "a/b");
         assert_eq!(labels[0].1.path().as_str(), "labels[\"a/b\"]");
         assert!(object.field("labels").unwrap().items().is_err());
+    }
+
+    #[test]
+    fn members_are_read_in_one_walk_with_their_paths() {
+        let object = root(r#"{"b": [1], "a": "x", "a": "second", "c": null, "d\u0065": 2}"#);
+        let [a, b, c, de, z] = object.members(["a", "b", "c", "de", "z"]).unwrap();
+        assert_eq!(a.string().unwrap().unwrap(), "x");
+        assert_eq!(b.items().unwrap()[0].path().as_str(), "b[0]");
+        assert!(!c.is_present());
+        assert_eq!(de.json().unwrap().as_i64(), Some(2));
+        assert!(!z.is_present());
+        assert_eq!(z.path().as_str(), "z");
+        let absent = root("{}").field("spec").unwrap();
+        assert_eq!(absent.members(["x"]).unwrap()[0].path().as_str(), "spec.x");
+        let list = root(r#"{"spec": []}"#).field("spec").unwrap();
+        assert_eq!(
+            list.members(["x"]).unwrap_err().to_string(),
+            list.field("x").unwrap_err().to_string()
+        );
+        let broken = Field::new(
+            FieldPath::root(),
+            Some(Json::parse_lazy(b"{\"a\": 1 \"b\": 2}").unwrap()),
+        );
+        assert!(broken.members(["b"]).is_err());
     }
 
     #[test]

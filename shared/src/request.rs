@@ -121,40 +121,6 @@ fn text<'a>(path: &str, value: Option<Json<'a>>) -> Result<Cow<'a, str>, FieldEr
     }
 }
 
-/// The members `names` of a small header object such as `kind` or
-/// `userInfo`, found in one walk that stops when all are seen.
-fn members<'a, const N: usize>(
-    path: &str,
-    object: Option<Json<'a>>,
-    names: [&[u8]; N],
-) -> Result<[Option<Json<'a>>; N], FieldError> {
-    let mut found = [None; N];
-    match object {
-        Some(value) if value.kind() == Kind::Object => {
-            for member in value.members() {
-                let (key, json) = member.map_err(|e| malformed(path, e))?;
-                if let Some(slot) = names
-                    .iter()
-                    .position(|n| *n == key)
-                    .and_then(|i| found.get_mut(i))
-                {
-                    slot.get_or_insert(json);
-                }
-                if found.iter().all(Option::is_some) {
-                    break;
-                }
-            }
-            Ok(found)
-        }
-        Some(value) if value.kind() != Kind::Null => Err(FieldError::WrongType {
-            path: FieldPath::parse(path),
-            expected: "an object",
-            found: value.kind(),
-        }),
-        _ => Ok(found),
-    }
-}
-
 /// The header members, as found.
 #[derive(Default)]
 struct Header<'a> {
@@ -254,13 +220,15 @@ impl<'a> Request<'a> {
             expected: "one of CREATE, UPDATE, DELETE, CONNECT",
             found: Kind::String,
         })?;
-        let [group, kind] = members("request.kind", header.kind, [b"\"group\"", b"\"kind\""])?;
-        let [resource] = members("request.resource", header.resource, [b"\"resource\""])?;
-        let [username, groups] = members(
-            "request.userInfo",
-            header.user_info,
-            [b"\"username\"", b"\"groups\""],
-        )?;
+        let header_object = |path: &str, value| Field::new(FieldPath::parse(path), value);
+        let [group, kind] =
+            header_object("request.kind", header.kind).members(["group", "kind"])?;
+        let [resource] =
+            header_object("request.resource", header.resource).members(["resource"])?;
+        let [username, groups] =
+            header_object("request.userInfo", header.user_info).members(["username", "groups"])?;
+        let [group, kind, resource, username, groups] =
+            [group, kind, resource, username, groups].map(|field| field.json());
         let groups = match groups {
             Some(list) if list.kind() == Kind::Array => list
                 .elements()

@@ -12,14 +12,12 @@
 //! warning, never a rejection, when the host cannot answer.
 
 mod existence;
-mod members;
 mod settings;
 mod spec;
 
 use shared::lookup::{Cluster, Host};
 use shared::{FieldError, FieldPath, Operation, Refusal, Request, Review, Verdict};
 
-use members::members;
 pub use settings::{MissingTargets, Settings};
 use spec::{AppTarget, GroupTarget, Known, Walk};
 
@@ -54,8 +52,8 @@ pub fn evaluate_with(
             path: FieldPath::parse("object"),
         });
     }
-    let [metadata, spec] = members(&object, ["metadata", "spec"])?;
-    let [name, namespace] = members(&metadata, ["name", "namespace"])?;
+    let [metadata, spec] = object.members(["metadata", "spec"])?;
+    let [name, namespace] = metadata.members(["name", "namespace"])?;
     let mut review = Review::new();
     let mut walk = Walk::new(&mut review, settings);
     walk.name(&name)?;

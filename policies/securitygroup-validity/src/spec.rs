@@ -15,7 +15,6 @@ use shared::validators::{
 };
 use shared::{Field, FieldError, FieldPath, Review};
 
-use crate::members::members;
 use crate::settings::Settings;
 
 /// A reference to an application that passed the static checks.
@@ -180,7 +179,7 @@ impl<'r, 'a> Walk<'r, 'a> {
     /// The spec: attachments, ingress and egress rules, the legacy shape.
     pub fn spec(&mut self, spec: &Field<'a>) -> Result<(), FieldError> {
         let [target_ref, attachments, ingress, egress] =
-            members(spec, ["targetRef", "attachments", "ingress", "egress"])?;
+            spec.members(["targetRef", "attachments", "ingress", "egress"])?;
         self.legacy_target_ref(&target_ref);
         let attached = attachments.items()?;
         let mut seen: Vec<(FieldPath, AppIdentity<'a>)> = Vec::new();
@@ -215,7 +214,7 @@ impl<'r, 'a> Walk<'r, 'a> {
         let ingress = ingress.items()?;
         for rule in &ingress {
             let [apps, groups, cidrs, ports] =
-                members(rule, ["fromApp", "fromSG", "fromCIDR", "toPorts"])?;
+                rule.members(["fromApp", "fromSG", "fromCIDR", "toPorts"])?;
             self.app_peers(&apps)?;
             self.group_peers(&groups)?;
             self.cidrs(&cidrs)?;
@@ -224,7 +223,7 @@ impl<'r, 'a> Walk<'r, 'a> {
         let egress = egress.items()?;
         for rule in &egress {
             let [apps, groups, cidrs, ports, fqdns] =
-                members(rule, ["toApp", "toSG", "toCIDR", "toPorts", "toFQDNs"])?;
+                rule.members(["toApp", "toSG", "toCIDR", "toPorts", "toFQDNs"])?;
             self.app_peers(&apps)?;
             self.group_peers(&groups)?;
             self.cidrs(&cidrs)?;
@@ -287,7 +286,7 @@ impl<'r, 'a> Walk<'r, 'a> {
         reference: &Field<'a>,
     ) -> Result<Option<AppIdentity<'a>>, FieldError> {
         let [group_field, kind_field, name_field] =
-            members(reference, ["apiGroup", "kind", "name"])?;
+            reference.members(["apiGroup", "kind", "name"])?;
         let (group, kind, name) = (text(&group_field)?, text(&kind_field)?, text(&name_field)?);
         let mut passed = true;
         let mut violation = |field: &Field<'a>, message: String| {
@@ -396,7 +395,7 @@ impl<'r, 'a> Walk<'r, 'a> {
     fn ports(&mut self, list: &Field<'a>) -> Result<(), FieldError> {
         for rule in list.items()? {
             for port in rule.field("ports")?.items()? {
-                let [port_field, protocol_field] = members(&port, ["port", "protocol"])?;
+                let [port_field, protocol_field] = port.members(["port", "protocol"])?;
                 let number = text(&port_field)?;
                 for message in port_errors(&number) {
                     self.review
@@ -419,7 +418,7 @@ impl<'r, 'a> Walk<'r, 'a> {
     /// `toFQDNs`: each selector needs a name or a pattern.
     fn fqdns(&mut self, list: &Field<'a>) -> Result<(), FieldError> {
         for selector in list.items()? {
-            let [name, pattern] = members(&selector, ["matchName", "matchPattern"])?;
+            let [name, pattern] = selector.members(["matchName", "matchPattern"])?;
             let (name, pattern) = (text(&name)?, text(&pattern)?);
             if name.is_empty() && pattern.is_empty() {
                 self.review.violation(

@@ -138,8 +138,10 @@ enum Command {
     },
 }
 
+/// `path` under `root`; as given when it is absolute or `root` is the
+/// working directory, so output names files as the user wrote them.
 fn resolve(root: &Path, path: &Path) -> PathBuf {
-    if path.is_absolute() {
+    if path.is_absolute() || root == Path::new(".") {
         path.to_owned()
     } else {
         root.join(path)

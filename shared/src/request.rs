@@ -322,16 +322,19 @@ impl<'a> Request<'a> {
     /// The resource as kubectl names it unambiguously: `configmaps`,
     /// `postgreses.apps.cozystack.io`.
     pub fn kubectl_resource(&self) -> String {
-        let resource = if self.resource.is_empty() {
-            self.kind.to_lowercase()
+        // Built with push_str: in wasm, core::fmt costs more per call than
+        // the whole lookup of the field a message is about.
+        let mut text = String::with_capacity(self.resource.len() + self.group.len() + 1);
+        if self.resource.is_empty() {
+            text.push_str(&self.kind.to_lowercase());
         } else {
-            self.resource.to_string()
-        };
-        if self.group.is_empty() {
-            resource
-        } else {
-            format!("{resource}.{}", self.group)
+            text.push_str(&self.resource);
         }
+        if !self.group.is_empty() {
+            text.push('.');
+            text.push_str(&self.group);
+        }
+        text
     }
 
     /// ` --namespace <ns>` for kubectl commands, empty when cluster-scoped.
@@ -339,16 +342,16 @@ impl<'a> Request<'a> {
         if self.namespace.is_empty() {
             String::new()
         } else {
-            format!(" --namespace {}", self.namespace)
+            [" --namespace ", &self.namespace].concat()
         }
     }
 
     /// `Kind namespace/name` for messages.
     pub fn describe(&self) -> String {
         if self.namespace.is_empty() {
-            format!("{} {}", self.kind, self.name)
+            [&*self.kind, " ", &self.name].concat()
         } else {
-            format!("{} {}/{}", self.kind, self.namespace, self.name)
+            [&*self.kind, " ", &self.namespace, "/", &self.name].concat()
         }
     }
 }

@@ -121,6 +121,18 @@ fn text<'a>(path: &str, value: Option<Json<'a>>) -> Result<Cow<'a, str>, FieldEr
     }
 }
 
+/// `object` itself when present; else `Missing`, named as the request names
+/// it (an object field's own path is the root).
+fn required<'a>(object: Field<'a>, name: &str) -> Result<Field<'a>, FieldError> {
+    if object.is_present() {
+        Ok(object)
+    } else {
+        Err(FieldError::Missing {
+            path: FieldPath::parse(name),
+        })
+    }
+}
+
 /// The header members, as found.
 #[derive(Default)]
 struct Header<'a> {
@@ -308,6 +320,19 @@ impl<'a> Request<'a> {
     /// DELETE.
     pub fn old_object(&self) -> Result<Field<'a>, FieldError> {
         Ok(Field::new(FieldPath::root(), self.find(true)?))
+    }
+
+    /// `object`, which the rule cannot judge without: absent is malformed
+    /// (400, `object: is required`).
+    pub fn required_object(&self) -> Result<Field<'a>, FieldError> {
+        self.object().and_then(|object| required(object, "object"))
+    }
+
+    /// `oldObject`, which the rule cannot judge without: absent is malformed
+    /// (400, `oldObject: is required`).
+    pub fn required_old_object(&self) -> Result<Field<'a>, FieldError> {
+        self.old_object()
+            .and_then(|object| required(object, "oldObject"))
     }
 
     /// The object the request is about: `oldObject` on DELETE, else `object`.

@@ -10,7 +10,7 @@
 //! `oldObject.metadata.annotations` on DELETE.
 
 use shared::catalogue::{APPS_GROUP, app_kind};
-use shared::{FieldError, FieldPath, Refusal, Request, Review, Verdict};
+use shared::{FieldError, Refusal, Request, Review, Verdict};
 
 use crate::reclaim::reclaimed_kind;
 use crate::settings::{DeleteGate, Settings};
@@ -31,12 +31,7 @@ pub fn check(request: &Request<'_>, settings: &Settings) -> Result<Verdict, Fiel
     else {
         return Ok(Verdict::allow());
     };
-    let old_object = request.old_object()?;
-    if !old_object.is_present() {
-        return Err(FieldError::Missing {
-            path: FieldPath::parse("oldObject"),
-        });
-    }
+    let old_object = request.required_old_object()?;
     let name_field = old_object.at("metadata.name")?.string()?;
     let name = name_field.as_deref().unwrap_or(&request.name);
     let confirmation = old_object.at("metadata.annotations")?.field(CONFIRM)?;

@@ -90,12 +90,7 @@ fn retention_keys<'a>(object: &Field<'a>) -> Result<Found<'a>, WalkError> {
 }
 
 fn ignored_keys(request: &Request<'_>) -> Result<Verdict, FieldError> {
-    let object = request.object()?;
-    if !object.is_present() {
-        return Err(FieldError::Missing {
-            path: FieldPath::parse("object"),
-        });
-    }
+    let object = request.required_object()?;
     object.field("spec")?.expect(shared::json::Kind::Object)?;
     let Found {
         in_spec,

@@ -42,12 +42,7 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
 }
 
 fn deletion(request: &Request<'_>, settings: &Settings) -> Result<Verdict, FieldError> {
-    let old_object = request.old_object()?;
-    if !old_object.is_present() {
-        return Err(FieldError::Missing {
-            path: shared::FieldPath::parse("oldObject"),
-        });
-    }
+    let old_object = request.required_old_object()?;
     let (label, protects) = protection(&old_object, &settings.label_key)?;
     let mut review = Review::new();
     if protects {

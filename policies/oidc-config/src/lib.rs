@@ -23,7 +23,7 @@ mod users;
 
 use chart::{Chart, Mode};
 use shared::json::Kind;
-use shared::{FieldError, FieldPath, Operation, Refusal, Request, Review, Verdict};
+use shared::{FieldError, Operation, Refusal, Request, Review, Verdict};
 
 pub use settings::Settings;
 
@@ -39,12 +39,7 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
     {
         return Ok(Verdict::allow());
     }
-    let object = request.object()?;
-    if !object.is_present() {
-        return Err(FieldError::Missing {
-            path: FieldPath::parse("object"),
-        });
-    }
+    let object = request.required_object()?;
     let oidc = object.at("spec.oidc")?;
     if !oidc.is_present() {
         return Ok(Verdict::allow());

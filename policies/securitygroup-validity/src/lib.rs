@@ -16,7 +16,7 @@ mod settings;
 mod spec;
 
 use shared::lookup::{Cluster, Host};
-use shared::{FieldError, FieldPath, Operation, Refusal, Request, Review, Verdict};
+use shared::{FieldError, Operation, Refusal, Request, Review, Verdict};
 
 pub use settings::{MissingTargets, Settings};
 use spec::{AppTarget, GroupTarget, Known, Walk};
@@ -46,12 +46,7 @@ pub fn evaluate_with(
     {
         return Ok(Verdict::allow());
     }
-    let object = request.object()?;
-    if !object.is_present() {
-        return Err(FieldError::Missing {
-            path: FieldPath::parse("object"),
-        });
-    }
+    let object = request.required_object()?;
     let [metadata, spec] = object.members(["metadata", "spec"])?;
     let [name, namespace] = metadata.members(["name", "namespace"])?;
     let mut review = Review::new();

@@ -13,7 +13,7 @@ mod fields;
 mod settings;
 
 use fields::{ImmutableField, platform_fields};
-use shared::{Field, FieldError, FieldPath, Operation, Refusal, Request, Review, Verdict};
+use shared::{FieldError, Operation, Refusal, Request, Review, Verdict};
 
 pub use settings::{AdditionalField, Settings};
 
@@ -37,17 +37,6 @@ fn immutable_fields<'s>(kind: &str, settings: &'s Settings) -> Vec<ImmutableFiel
         .collect()
 }
 
-/// The object, which an UPDATE must carry.
-fn required_object<'a>(object: Field<'a>, name: &str) -> Result<Field<'a>, FieldError> {
-    if object.is_present() {
-        Ok(object)
-    } else {
-        Err(FieldError::Missing {
-            path: FieldPath::parse(name),
-        })
-    }
-}
-
 /// The rule: pure over the request and settings.
 pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, FieldError> {
     if request.operation != Operation::Update || settings.exemptions.exempts(&request.user) {
@@ -57,8 +46,8 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
     if fields.is_empty() {
         return Ok(Verdict::allow());
     }
-    let old_object = required_object(request.old_object()?, "oldObject")?;
-    let object = required_object(request.object()?, "object")?;
+    let old_object = request.required_old_object()?;
+    let object = request.required_object()?;
     let mut review = Review::new();
     for field in &fields {
         let before = old_object.at(field.path)?;

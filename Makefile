@@ -10,6 +10,11 @@ CARGO       := cargo
 CARGO_FLAGS := --locked
 CLI         := target/release/cozystack-policies
 WASM_DIR    := target/$(TARGET)/policy
+# Paths of crates.io sources end up in the modules (panic locations); the
+# same remapping as release/reproducible.sh and the release workflow makes
+# dist/ byte-identical to a published module built from the same commit.
+CARGO_HOME  ?= $(HOME)/.cargo
+REMAP       := --remap-path-prefix=$(CARGO_HOME)=/cargo
 
 .PHONY: all setup dist cli check test lint unit e2e bench profile-table clean
 
@@ -27,7 +32,7 @@ cli: setup
 ## One annotated module per policy in dist/, plus the floor module the
 ## benchmark compares against.
 dist: setup cli
-	$(CARGO) build $(CARGO_FLAGS) --profile policy --target $(TARGET) $(addprefix -p ,$(POLICIES)) -p floor-policy
+	CARGO_ENCODED_RUSTFLAGS="$(REMAP)" $(CARGO) build $(CARGO_FLAGS) --profile policy --target $(TARGET) $(addprefix -p ,$(POLICIES)) -p floor-policy
 	$(CLI) dist --wasm-dir $(WASM_DIR) --out dist
 
 ## The main job: every policy over the example change (before -> after).

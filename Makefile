@@ -56,6 +56,11 @@ test: lint unit e2e registry sbom reproducible
 bench: dist
 	$(CLI) bench
 
+## Sizes and benchmark ratios under several release profiles (README,
+## "Build profile").
+profile-table: cli
+	bench/profile-table.sh
+
 clean:
 	$(CARGO) clean
 	rm -rf dist

@@ -47,6 +47,13 @@ for p in $policies; do
     status=1
   fi
 done
+# `make dist` builds with the same remapping: its modules must be these.
+for p in $policies; do
+  if [ -f "dist/$p.wasm" ] && ! cmp -s "dist/$p.wasm" "target/repro-a/dist/$p.wasm"; then
+    echo "DIFFERENT  dist/$p.wasm is not the reproducible build" >&2
+    status=1
+  fi
+done
 if grep -l -a -F "$cargo_home" target/repro-a/dist/*.wasm; then
   echo "the modules above still hold $cargo_home" >&2
   status=1

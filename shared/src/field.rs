@@ -276,6 +276,16 @@ impl<'a> Field<'a> {
         Self { path, value }
     }
 
+    /// The whole JSON document `bytes`, at the root path (settings-free
+    /// tests and tools read objects this way).
+    pub fn document(bytes: &'a [u8]) -> Result<Self, FieldError> {
+        let json = Json::parse(bytes).map_err(|error| FieldError::Malformed {
+            path: FieldPath::root(),
+            error,
+        })?;
+        Ok(Self::new(FieldPath::root(), Some(json)))
+    }
+
     /// A field known to be absent.
     pub fn absent(path: FieldPath) -> Self {
         Self { path, value: None }
@@ -468,10 +478,7 @@ mod tests {
     use super::*;
 
     fn root(text: &str) -> Field<'_> {
-        Field::new(
-            FieldPath::root(),
-            Some(Json::parse(text.as_bytes()).unwrap()),
-        )
+        Field::document(text.as_bytes()).unwrap()
     }
 
     #[test]

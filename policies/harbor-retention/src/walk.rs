@@ -143,10 +143,7 @@ mod tests {
     use super::*;
 
     fn root(text: &str) -> Field<'_> {
-        Field::new(
-            FieldPath::root(),
-            Some(Json::parse(text.as_bytes()).unwrap()),
-        )
+        Field::document(text.as_bytes()).unwrap()
     }
 
     fn visited(text: &str, report: &str) -> Vec<String> {

@@ -492,13 +492,9 @@ impl<'a> Known<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shared::json::Json;
 
     fn field(text: &str) -> Field<'_> {
-        Field::new(
-            FieldPath::root(),
-            Some(Json::parse(text.as_bytes()).unwrap()),
-        )
+        Field::document(text.as_bytes()).unwrap()
     }
 
     fn walk(spec: &str, settings: &Settings) -> (Vec<String>, Vec<String>, usize, usize) {

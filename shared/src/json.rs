@@ -16,14 +16,18 @@
 //!   ([`last_member`]), which is how the settings after a large request are
 //!   reached without reading the request.
 //!
-//! Skipping a value is a byte scan that tracks string quotes (eight bytes at
-//! a time) and nesting depth; nothing is allocated and nothing recurses, so
+//! Skipping an object or array classifies 64 bytes at a time
+//! ([`containers`]) and counts the brackets outside strings; nothing is allocated and nothing recurses, so
 //! hostile nesting cannot exhaust the stack. The bytes come from the host,
 //! which always sends well-formed JSON; regions that are skipped are not
 //! re-validated, but malformed input never panics or loops: anything the
 //! view cannot follow is a [`JsonError`].
 
+mod containers;
+
 use std::borrow::Cow;
+
+use containers::container_end;
 
 /// The type of a JSON value, from its first byte.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -196,55 +200,6 @@ fn literal_end(bytes: &[u8], at: usize, literal: &[u8]) -> Result<usize, JsonErr
     }
 }
 
-/// What a byte means to [`container_end`].
-const OTHER: u8 = 0;
-const QUOTE: u8 = 1;
-const OPEN: u8 = 2;
-const CLOSE: u8 = 3;
-
-/// Byte classes for [`container_end`], indexed by byte value: `"` (34),
-/// `[` (91) and `{` (123) open, `]` (93) and `}` (125) close.
-const CLASSES: [u8; 256] = {
-    let mut classes = [OTHER; 256];
-    classes[34] = QUOTE;
-    classes[91] = OPEN;
-    classes[123] = OPEN;
-    classes[93] = CLOSE;
-    classes[125] = CLOSE;
-    classes
-};
-
-/// Index just past the object or array that starts at `at`: counts nesting
-/// outside strings with a table lookup per byte, and jumps over each string
-/// with the word-at-a-time search for its closing quote (measured: 30 %
-/// fewer instructions than searching for structure word-wise too, as
-/// Kubernetes objects put a quote every few bytes).
-fn container_end(bytes: &[u8], at: usize) -> Result<usize, JsonError> {
-    let mut depth: usize = 0;
-    let mut i = at;
-    while let Some(byte) = bytes.get(i) {
-        match CLASSES.get(usize::from(*byte)).copied().unwrap_or(OTHER) {
-            QUOTE => {
-                let body = bytes.get(i + 1..).ok_or(UNEXPECTED_END)?;
-                i += 1 + string_body_len(body)?;
-                continue;
-            }
-            OPEN => depth += 1,
-            CLOSE => {
-                depth = depth
-                    .checked_sub(1)
-                    .ok_or(JsonError("unbalanced brackets"))?;
-                if depth == 0 {
-                    return Ok(i + 1);
-                }
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    Err(UNEXPECTED_END)
-}
-
 /// Decodes a JSON string token (quotes included), borrowing when it has no
 /// escapes.
 fn decode_string(raw: &[u8]) -> Result<Cow<'_, str>, JsonError> {
@@ -313,6 +268,16 @@ impl<'a> Json<'a> {
             }
             _ => Self::parse(bytes),
         }
+    }
+
+    /// Where `inner` starts within this value's bytes, when `inner` was read
+    /// from this document at or after this value's start (both views run to
+    /// the document's end, so the offset is the difference of their
+    /// lengths; the pointers confirm it).
+    pub(crate) fn offset_of(&self, inner: &Json<'_>) -> Option<usize> {
+        let offset = self.rest.len().checked_sub(inner.rest.len())?;
+        let tail = self.rest.get(offset..)?;
+        std::ptr::eq(tail.as_ptr(), inner.rest.as_ptr()).then_some(offset)
     }
 
     /// The value's type.
@@ -661,13 +626,6 @@ mod tests {
                 below,
                 "byte {byte:#x}"
             );
-            let expected = match byte {
-                b'"' => QUOTE,
-                b'{' | b'[' => OPEN,
-                b'}' | b']' => CLOSE,
-                _ => OTHER,
-            };
-            assert_eq!(CLASSES[usize::from(byte)], expected, "byte {byte:#x}");
         }
         assert_eq!(string_body_len(br#"a\"b\\"c"#).unwrap(), 7);
     }

@@ -19,7 +19,7 @@ use std::borrow::Cow;
 
 use serde::Serialize;
 
-use crate::field::{Field, FieldPath};
+use crate::field::Field;
 use crate::json::Json;
 
 /// A `list_resources_by_namespace` request: the SDK's
@@ -99,7 +99,7 @@ impl Cluster for Host {
 pub fn list_items(answer: &[u8]) -> Result<Vec<Field<'_>>, LookupError> {
     let unreadable = |detail: String| LookupError(format!("unreadable list answer: {detail}"));
     let document = Json::parse_lazy(answer).map_err(|e| unreadable(e.to_string()))?;
-    Field::new(FieldPath::root(), Some(document))
+    Field::root(Some(document))
         .field("items")
         .and_then(|items| items.items())
         .map_err(|e| unreadable(e.to_string()))

@@ -232,13 +232,10 @@ impl<'a> Request<'a> {
             expected: "one of CREATE, UPDATE, DELETE, CONNECT",
             found: Kind::String,
         })?;
-        let header_object = |path: &str, value| Field::new(FieldPath::parse(path), value);
-        let [group, kind] =
-            header_object("request.kind", header.kind).members(["group", "kind"])?;
-        let [resource] =
-            header_object("request.resource", header.resource).members(["resource"])?;
+        let [group, kind] = Field::under("request.kind", header.kind).members(["group", "kind"])?;
+        let [resource] = Field::under("request.resource", header.resource).members(["resource"])?;
         let [username, groups] =
-            header_object("request.userInfo", header.user_info).members(["username", "groups"])?;
+            Field::under("request.userInfo", header.user_info).members(["username", "groups"])?;
         let [group, kind, resource, username, groups] =
             [group, kind, resource, username, groups].map(|field| field.json());
         let groups = match groups {
@@ -313,13 +310,13 @@ impl<'a> Request<'a> {
     /// `object`, with paths relative to the object (`spec.x`, not
     /// `request.object.spec.x`); absent on DELETE.
     pub fn object(&self) -> Result<Field<'a>, FieldError> {
-        Ok(Field::new(FieldPath::root(), self.find(false)?))
+        Ok(Field::root(self.find(false)?))
     }
 
     /// `oldObject`, with paths relative to the object; present on UPDATE and
     /// DELETE.
     pub fn old_object(&self) -> Result<Field<'a>, FieldError> {
-        Ok(Field::new(FieldPath::root(), self.find(true)?))
+        Ok(Field::root(self.find(true)?))
     }
 
     /// `object`, which the rule cannot judge without: absent is malformed

@@ -356,14 +356,15 @@ impl Review {
         Self::default()
     }
 
-    /// Records a violation at `path`.
-    pub fn violation(&mut self, path: &FieldPath, message: impl Into<String>) {
-        self.violations.push(Finding::new(path.clone(), message));
+    /// Records a violation at `path` (a [`FieldPath`] or a reference to
+    /// one, as `field.path()` and stored paths come).
+    pub fn violation(&mut self, path: impl Into<FieldPath>, message: impl Into<String>) {
+        self.violations.push(Finding::new(path.into(), message));
     }
 
     /// Records a warning at `path`.
-    pub fn warning(&mut self, path: &FieldPath, message: impl Into<String>) {
-        self.warnings.push(Finding::new(path.clone(), message));
+    pub fn warning(&mut self, path: impl Into<FieldPath>, message: impl Into<String>) {
+        self.warnings.push(Finding::new(path.into(), message));
     }
 
     /// Whether any violation was recorded.
@@ -399,9 +400,9 @@ mod tests {
     #[test]
     fn violations_become_one_line_each() {
         let mut review = Review::new();
-        review.violation(&FieldPath::parse("spec.a"), "first");
-        review.violation(&FieldPath::parse("spec.b"), "second\nline");
-        review.warning(&FieldPath::root(), "heads up");
+        review.violation(FieldPath::parse("spec.a"), "first");
+        review.violation(FieldPath::parse("spec.b"), "second\nline");
+        review.warning(FieldPath::root(), "heads up");
         let response = decode(review.verdict(Refusal::Invalid).into_response());
         assert_eq!(response["accepted"], false);
         assert_eq!(response["code"], 422);
@@ -420,7 +421,7 @@ mod tests {
     #[test]
     fn long_warnings_are_cut_to_the_kubernetes_limit() {
         let mut review = Review::new();
-        review.warning(&FieldPath::root(), "é".repeat(400));
+        review.warning(FieldPath::root(), "é".repeat(400));
         let warnings = review.verdict(Refusal::Invalid).warnings();
         assert_eq!(warnings[0].chars().count(), 256);
         assert!(warnings[0].ends_with('…'));
@@ -458,9 +459,9 @@ mod tests {
     fn responses_read_back_as_the_sdk_type() {
         use kubewarden_policy_sdk::response::ValidationResponse;
         let mut review = Review::new();
-        review.violation(&FieldPath::parse("spec.a"), "quote \" backslash \\ tab\t é");
-        review.violation(&FieldPath::root(), "second");
-        review.warning(&FieldPath::parse("spec.b"), "careful");
+        review.violation(FieldPath::parse("spec.a"), "quote \" backslash \\ tab\t é");
+        review.violation(FieldPath::root(), "second");
+        review.warning(FieldPath::parse("spec.b"), "careful");
         let json = review.verdict(Refusal::Forbidden).into_response().unwrap();
         let sdk: ValidationResponse = serde_json::from_slice(&json).unwrap();
         assert!(!sdk.accepted);

@@ -73,10 +73,7 @@ mod tests {
     use shared::json::Json;
 
     fn found(spec: &str) -> Vec<String> {
-        let spec = Field::new(
-            FieldPath::root().key("spec"),
-            Some(Json::parse(spec.as_bytes()).unwrap()),
-        );
+        let spec = Field::under("spec", Some(Json::parse(spec.as_bytes()).unwrap()));
         find_in_spec(&spec)
             .unwrap()
             .iter()

@@ -84,7 +84,7 @@ pub fn find<C: Copy>(
     let mut found = Vec::new();
     let mut stack = Vec::new();
     if let Some(json) = root.json()
-        && let Some(top) = frame(json, root.path().clone(), root_context)
+        && let Some(top) = frame(json, root.path(), root_context)
     {
         stack.push(top);
     }
@@ -224,7 +224,7 @@ mod tests {
     fn scalars_and_malformed_members() {
         assert_eq!(count("\"text\""), Ok(0));
         let broken = Json::parse_lazy(br#"{"a": {"b": @}}"#).unwrap();
-        let root = Field::new(FieldPath::root().key("spec"), Some(broken));
+        let root = Field::under("spec", Some(broken));
         let Err(WalkError::Field(error)) = find(&root, (), |_, ()| Step::Descend(())) else {
             panic!("not refused");
         };

@@ -5,17 +5,16 @@
 //! exactly one of the inline config and `secretRef.name` must be set.
 
 use shared::json::Kind;
-use shared::{Field, FieldError, FieldPath, Review};
+use shared::{Field, FieldError, Review};
 
 use crate::chart::{BOTH_SET, Chart, MODES, Mode, SYSTEM_NEEDS_PLATFORM};
 
-/// The mode, reporting a value outside the enum.
-pub fn mode(oidc: &Field<'_>, review: &mut Review) -> Result<(Mode, FieldPath), FieldError> {
+/// The mode and its field, reporting a value outside the enum.
+pub fn mode<'a>(oidc: &Field<'a>, review: &mut Review) -> Result<(Mode, Field<'a>), FieldError> {
     let field = oidc.field("mode")?;
-    let path = field.path().clone();
     let Some(text) = field.string()? else {
         // The chart default.
-        return Ok((Mode::None, path));
+        return Ok((Mode::None, field));
     };
     let mode = Mode::parse(&text);
     if mode == Mode::Invalid {
@@ -34,7 +33,7 @@ pub fn mode(oidc: &Field<'_>, review: &mut Review) -> Result<(Mode, FieldPath), 
             ),
         );
     }
-    Ok((mode, path))
+    Ok((mode, field))
 }
 
 /// What `customConfig` holds.
@@ -50,7 +49,7 @@ pub struct CustomConfig<'a> {
 pub fn check<'a>(
     chart: Chart,
     oidc: &Field<'a>,
-    (mode, mode_path): (Mode, &FieldPath),
+    (mode, mode_field): (Mode, &Field<'a>),
     platform_oidc_enabled: bool,
     review: &mut Review,
 ) -> Result<CustomConfig<'a>, FieldError> {
@@ -79,11 +78,11 @@ pub fn check<'a>(
             review.violation(custom.path(), BOTH_SET);
         }
         Mode::CustomConfig if !config_set && !secret_ref => {
-            review.violation(mode_path, chart.neither_set());
+            review.violation(mode_field.path(), chart.neither_set());
         }
         Mode::System if !platform_oidc_enabled => {
             review.violation(
-                mode_path,
+                mode_field.path(),
                 format!(
                     "{SYSTEM_NEEDS_PLATFORM} (This cluster runs without it: the policy setting platformOidcEnabled is false.)"
                 ),

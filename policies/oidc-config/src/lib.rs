@@ -47,11 +47,11 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
     oidc.expect(Kind::Object)?;
 
     let mut review = Review::new();
-    let (mode, mode_path) = custom_config::mode(&oidc, &mut review)?;
+    let (mode, mode_field) = custom_config::mode(&oidc, &mut review)?;
     let custom = custom_config::check(
         chart,
         &oidc,
-        (mode, &mode_path),
+        (mode, &mode_field),
         settings.platform_oidc_enabled,
         &mut review,
     )?;

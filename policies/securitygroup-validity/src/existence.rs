@@ -78,7 +78,7 @@ fn security_groups(cluster: &dyn Cluster, namespace: &str) -> Result<Vec<String>
 }
 
 /// Records a reference that names nothing, as the setting says.
-fn missing(review: &mut Review, mode: MissingTargets, path: &FieldPath, what: String) {
+fn missing(review: &mut Review, mode: MissingTargets, path: FieldPath, what: String) {
     match mode {
         MissingTargets::Deny => review.violation(
             path,
@@ -117,7 +117,7 @@ pub fn check(
                         missing(
                             review,
                             mode,
-                            &app.path,
+                            app.reference.path(),
                             format!(
                                 "{} {:?} does not exist in {namespace}: {effect}",
                                 app.kind, app.name
@@ -126,7 +126,9 @@ pub fn check(
                     }
                 }
             }
-            Err(error) => review.warning(&first.list, format!("existence not checked: {error}")),
+            Err(error) => {
+                review.warning(first.list.path(), format!("existence not checked: {error}"))
+            }
         }
     }
     if let Some(first) = groups.first() {
@@ -142,7 +144,7 @@ pub fn check(
                         missing(
                             review,
                             mode,
-                            &group.path,
+                            group.reference.path(),
                             format!(
                                 "SecurityGroup {:?} does not exist in {namespace}: \
                                  this peer matches no pods until it does",
@@ -152,7 +154,9 @@ pub fn check(
                     }
                 }
             }
-            Err(error) => review.warning(&first.list, format!("existence not checked: {error}")),
+            Err(error) => {
+                review.warning(first.list.path(), format!("existence not checked: {error}"))
+            }
         }
     }
 }

@@ -13,7 +13,7 @@ use shared::validators::{
     check_label_value, check_qualified_name, is_cidr_or_ip, is_cilium_protocol,
     is_dns1123_subdomain, is_reserved_cilium_entity, port_errors,
 };
-use shared::{Field, FieldError, FieldPath, Review};
+use shared::{Field, FieldError, Review};
 
 use crate::settings::Settings;
 
@@ -21,9 +21,9 @@ use crate::settings::Settings;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AppTarget<'a> {
     /// The reference (`spec.attachments[0]`).
-    pub path: FieldPath,
+    pub reference: Field<'a>,
     /// The list it is in (`spec.attachments`).
-    pub list: FieldPath,
+    pub list: Field<'a>,
     pub kind: Cow<'a, str>,
     pub name: Cow<'a, str>,
     /// An attachment rather than a `fromApp`/`toApp` peer.
@@ -33,8 +33,8 @@ pub struct AppTarget<'a> {
 /// A `fromSG`/`toSG` peer that passed the static checks.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GroupTarget<'a> {
-    pub path: FieldPath,
-    pub list: FieldPath,
+    pub reference: Field<'a>,
+    pub list: Field<'a>,
     pub name: Cow<'a, str>,
 }
 
@@ -182,7 +182,7 @@ impl<'r, 'a> Walk<'r, 'a> {
             spec.members(["targetRef", "attachments", "ingress", "egress"])?;
         self.legacy_target_ref(&target_ref);
         let attached = attachments.items()?;
-        let mut seen: Vec<(FieldPath, AppIdentity<'a>)> = Vec::new();
+        let mut seen: Vec<(&Field<'a>, AppIdentity<'a>)> = Vec::new();
         for reference in &attached {
             let Some((group, kind, name)) = self.app_reference(reference)? else {
                 continue;
@@ -198,18 +198,21 @@ impl<'r, 'a> Walk<'r, 'a> {
                 };
                 self.review.violation(
                     reference.path(),
-                    format!("duplicates {first} ({kind} {name:?}{note}); remove one of them"),
+                    format!(
+                        "duplicates {} ({kind} {name:?}{note}); remove one of them",
+                        first.path()
+                    ),
                 );
                 continue;
             }
             self.targets.apps.push(AppTarget {
-                path: reference.path().clone(),
-                list: attachments.path().clone(),
+                reference: reference.clone(),
+                list: attachments.clone(),
                 kind: kind.clone(),
                 name: name.clone(),
                 attachment: true,
             });
-            seen.push((reference.path().clone(), (group, kind, name)));
+            seen.push((reference, (group, kind, name)));
         }
         let ingress = ingress.items()?;
         for rule in &ingress {
@@ -334,8 +337,8 @@ impl<'r, 'a> Walk<'r, 'a> {
         for reference in list.items()? {
             if let Some((_, kind, name)) = self.app_reference(&reference)? {
                 self.targets.apps.push(AppTarget {
-                    path: reference.path().clone(),
-                    list: list.path().clone(),
+                    reference: reference.clone(),
+                    list: list.clone(),
                     kind,
                     name,
                     attachment: false,
@@ -367,8 +370,8 @@ impl<'r, 'a> Walk<'r, 'a> {
                 );
             } else {
                 self.targets.groups.push(GroupTarget {
-                    path: peer.path().clone(),
-                    list: list.path().clone(),
+                    reference: peer.clone(),
+                    list: list.clone(),
                     name,
                 });
             }

@@ -251,8 +251,10 @@ impl<'a> Field<'a> {
         Ok(Self::root(Some(json)))
     }
 
-    /// A field at `json`, a value read from this field's document.
-    fn at_value(&self, json: Json<'a>) -> Self {
+    /// A field for `json`, a value its caller read from within this
+    /// field's value (a walk of its own, say); its path is rendered from
+    /// where `json` sits in the document.
+    pub fn inner(&self, json: Json<'a>) -> Self {
         Self {
             origin: self.origin,
             place: Place::At(json),
@@ -280,7 +282,7 @@ impl<'a> Field<'a> {
     /// The member `key` given what a lookup found.
     fn child(&self, key: &str, found: Option<Json<'a>>) -> Self {
         match found {
-            Some(json) => self.at_value(json),
+            Some(json) => self.inner(json),
             None => self.missing(key),
         }
     }
@@ -453,7 +455,7 @@ impl<'a> Field<'a> {
             .elements()
             .map(|element| {
                 element
-                    .map(|json| self.at_value(json))
+                    .map(|json| self.inner(json))
                     .map_err(|e| self.malformed(e))
             })
             .collect()
@@ -472,7 +474,7 @@ impl<'a> Field<'a> {
             .map(|member| {
                 let (raw_name, json) = member.map_err(|e| self.malformed(e))?;
                 let name = member_name(raw_name).map_err(|e| self.malformed(e))?;
-                Ok((name, self.at_value(json)))
+                Ok((name, self.inner(json)))
             })
             .collect()
     }

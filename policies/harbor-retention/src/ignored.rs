@@ -12,7 +12,7 @@
 //! not.
 
 use shared::json::Kind;
-use shared::{Field, FieldError, FieldPath};
+use shared::{Field, FieldError};
 
 use crate::walk::{Step, WalkError, find};
 
@@ -35,11 +35,11 @@ fn is_retention_key(name: &str) -> bool {
     name.eq_ignore_ascii_case("resourcePolicy") || name.eq_ignore_ascii_case(HELM_RESOURCE_POLICY)
 }
 
-/// The paths under `spec` of keys that try to override retention: any
+/// The members under `spec` that try to override retention: any
 /// `resourcePolicy` (or `helm.sh/resource-policy`), `spec.persistence`, and
 /// any `persistence` under `spec.harbor`. A reported key's value is not
 /// searched further. Names are compared ignoring ASCII case.
-pub fn find_in_spec(spec: &Field<'_>) -> Result<Vec<FieldPath>, WalkError> {
+pub fn find_in_spec<'a>(spec: &Field<'a>) -> Result<Vec<Field<'a>>, WalkError> {
     if spec.kind() != Some(Kind::Object) {
         return Ok(Vec::new());
     }
@@ -77,7 +77,7 @@ mod tests {
         find_in_spec(&spec)
             .unwrap()
             .iter()
-            .map(|p| p.as_str().to_owned())
+            .map(|field| field.path().as_str().to_owned())
             .collect()
     }
 

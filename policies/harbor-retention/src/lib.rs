@@ -76,7 +76,7 @@ fn too_deep(path: FieldPath) -> Verdict {
 
 /// The retention keys of an object.
 struct Found<'a> {
-    in_spec: Vec<FieldPath>,
+    in_spec: Vec<Field<'a>>,
     annotation: Option<Field<'a>>,
 }
 
@@ -110,8 +110,8 @@ fn ignored_keys(request: &Request<'_>) -> Result<Verdict, FieldError> {
             Ok(old) => old
                 .in_spec
                 .iter()
-                .map(|p| p.as_str().to_owned())
-                .chain(old.annotation.map(|a| a.path().as_str().to_owned()))
+                .chain(&old.annotation)
+                .map(|field| field.path().as_str().to_owned())
                 .collect(),
             _ => HashSet::new(),
         }
@@ -119,7 +119,8 @@ fn ignored_keys(request: &Request<'_>) -> Result<Verdict, FieldError> {
         HashSet::new()
     };
     let mut review = Review::new();
-    for path in &in_spec {
+    for field in &in_spec {
+        let path = field.path();
         if stored.contains(path.as_str()) {
             review.warning(path, ALREADY_STORED);
         } else {

@@ -1,12 +1,11 @@
 //! A depth-first search for members of a JSON tree, by name.
 //!
-//! The search reads the raw members and builds a path only for the
-//! containers it enters and the members it reports, so a clean spec costs
-//! one scan and no allocation per scalar. It keeps its own stack instead of
-//! recursing, and stops at [`MAX_DEPTH`] levels: every level holds a path
-//! one segment longer than its parent's, so a hostile nesting depth would
-//! otherwise cost memory quadratic in the depth. Chart values never come
-//! near the limit (a Harbor spec is four levels deep). Members are visited
+//! The search reads the raw members and reports [`Field`]s, whose paths
+//! are rendered only when a message needs them, so a clean spec costs one
+//! scan and no allocation per member. It keeps its own stack instead of
+//! recursing, and stops at [`MAX_DEPTH`] levels, far beyond chart values
+//! (a Harbor spec is four levels deep), so hostile nesting is refused
+//! early. Members are visited
 //! in document order (pre-order); list elements are walked through but not
 //! visited themselves, as they have no name.
 
@@ -44,94 +43,80 @@ impl From<FieldError> for WalkError {
 /// The items of one container being walked.
 enum Items<'a> {
     Members(Members<'a>),
-    Elements(Elements<'a>, usize),
+    Elements(Elements<'a>),
 }
 
 struct Frame<'a, C> {
     items: Items<'a>,
-    path: FieldPath,
+    container: Json<'a>,
     context: C,
 }
 
-fn frame<'a, C>(json: Json<'a>, path: FieldPath, context: C) -> Option<Frame<'a, C>> {
+fn frame<C>(json: Json<'_>, context: C) -> Option<Frame<'_, C>> {
     let items = match json.kind() {
         Kind::Object => Items::Members(json.members()),
-        Kind::Array => Items::Elements(json.elements(), 0),
+        Kind::Array => Items::Elements(json.elements()),
         _ => return None,
     };
     Some(Frame {
         items,
-        path,
+        container: json,
         context,
     })
 }
 
-fn malformed(path: &FieldPath, error: shared::json::JsonError) -> WalkError {
-    WalkError::Field(FieldError::Malformed {
-        path: path.clone(),
-        error,
-    })
-}
-
-/// The paths of the members under `root` that `visit(name, context)`
-/// reports, where `context` is what the visit of the enclosing member
-/// returned (`root_context` for the members of `root`).
-pub fn find<C: Copy>(
-    root: &Field<'_>,
+/// The members under `root` that `visit(name, context)` reports, where
+/// `context` is what the visit of the enclosing member returned
+/// (`root_context` for the members of `root`).
+pub fn find<'a, C: Copy>(
+    root: &Field<'a>,
     root_context: C,
     mut visit: impl FnMut(&str, C) -> Step<C>,
-) -> Result<Vec<FieldPath>, WalkError> {
+) -> Result<Vec<Field<'a>>, WalkError> {
+    let malformed = |container: Json<'a>, error| {
+        WalkError::Field(FieldError::Malformed {
+            path: root.inner(container).path(),
+            error,
+        })
+    };
     let mut found = Vec::new();
     let mut stack = Vec::new();
-    if let Some(json) = root.json()
-        && let Some(top) = frame(json, root.path(), root_context)
-    {
+    if let Some(top) = root.json().and_then(|json| frame(json, root_context)) {
         stack.push(top);
     }
     while let Some(top) = stack.last_mut() {
-        let (value, step, child_path) = match &mut top.items {
+        let container = top.container;
+        let (value, step) = match &mut top.items {
             Items::Members(members) => match members.next() {
                 None => {
                     stack.pop();
                     continue;
                 }
-                Some(Err(error)) => return Err(malformed(&top.path, error)),
+                Some(Err(error)) => return Err(malformed(container, error)),
                 Some(Ok((raw, value))) => {
-                    let name = member_name(raw).map_err(|e| malformed(&top.path, e))?;
-                    let step = visit(&name, top.context);
-                    let wanted = match step {
-                        Step::Report => true,
-                        Step::Descend(_) => matches!(value.kind(), Kind::Object | Kind::Array),
-                    };
-                    (value, step, wanted.then(|| top.path.key(&name)))
+                    let name = member_name(raw).map_err(|e| malformed(container, e))?;
+                    (value, visit(&name, top.context))
                 }
             },
-            Items::Elements(elements, index) => match elements.next() {
+            Items::Elements(elements) => match elements.next() {
                 None => {
                     stack.pop();
                     continue;
                 }
-                Some(Err(error)) => return Err(malformed(&top.path, error)),
-                Some(Ok(value)) => {
-                    let path = matches!(value.kind(), Kind::Object | Kind::Array)
-                        .then(|| top.path.index(*index));
-                    *index += 1;
-                    (value, Step::Descend(top.context), path)
-                }
+                Some(Err(error)) => return Err(malformed(container, error)),
+                Some(Ok(value)) => (value, Step::Descend(top.context)),
             },
         };
-        let Some(path) = child_path else {
-            continue;
-        };
         match step {
-            Step::Report => found.push(path),
+            Step::Report => found.push(root.inner(value)),
             Step::Descend(context) => {
+                let Some(inner) = frame(value, context) else {
+                    continue;
+                };
                 if stack.len() > MAX_DEPTH {
-                    return Err(WalkError::TooDeep(path));
+                    return Err(WalkError::TooDeep(root.inner(value).path()));
                 }
-                if let Some(inner) = frame(value, path, context) {
-                    stack.push(inner);
-                }
+                stack.push(inner);
             }
         }
     }
@@ -190,7 +175,7 @@ mod tests {
             },
         )
         .unwrap();
-        let found: Vec<&str> = found.iter().map(FieldPath::as_str).collect();
+        let found: Vec<String> = found.iter().map(|f| f.path().as_str().to_owned()).collect();
         assert_eq!(found, ["x[0].k", "x[2].y.k", "k", "[\"a b\"].k"]);
     }
 

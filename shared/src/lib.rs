@@ -7,6 +7,7 @@
 //!   request, each addressed by the path that messages quote;
 //! - [`request`]: the admission request (operation, kind, user, objects);
 //! - [`verdict`]: findings, refusals and the SDK response;
+//! - [`message`]: message text without `core::fmt`;
 //! - [`settings`]: exact settings validation and exemptions;
 //! - [`catalogue`] and [`validators`]: platform facts and Kubernetes syntax;
 //! - [`lookup`]: cluster reads through the host's context-aware capabilities;
@@ -16,6 +17,7 @@ pub mod catalogue;
 pub mod field;
 pub mod json;
 pub mod lookup;
+pub mod message;
 pub mod request;
 pub mod settings;
 pub mod validators;

@@ -48,16 +48,23 @@ fn deletion(request: &Request<'_>, settings: &Settings) -> Result<Verdict, Field
     if protects {
         review.violation(
             label.path(),
-            format!(
-                "Deletion blocked: {} carries {}={PROTECTED}. To delete it, first lift the protection: \
-                 kubectl label {} {}{} {}-",
-                request.describe(),
-                settings.label_key,
-                request.kubectl_resource(),
-                request.name,
-                request.kubectl_namespace_flag(),
-                settings.label_key,
-            ),
+            [
+                "Deletion blocked: ",
+                &request.describe(),
+                " carries ",
+                &settings.label_key,
+                "=",
+                PROTECTED,
+                ". To delete it, first lift the protection: kubectl label ",
+                &request.kubectl_resource(),
+                " ",
+                &request.name,
+                &request.kubectl_namespace_flag(),
+                " ",
+                &settings.label_key,
+                "-",
+            ]
+            .concat(),
         );
     }
     Ok(review.verdict(Refusal::Forbidden))

@@ -17,9 +17,9 @@ use crate::chart::Mode;
 const RESERVED_VOLUME: &str = "authentication-config";
 
 /// Checks `spec.controlPlane.apiServer.{extraArgs,extraVolumes}` for a mode
-/// that wires OIDC.
-pub fn check(object: &Field<'_>, mode: Mode, review: &mut Review) -> Result<(), FieldError> {
-    let api_server = object.at("spec.controlPlane.apiServer")?;
+/// that wires OIDC, given `spec.controlPlane`.
+pub fn check(control_plane: &Field<'_>, mode: Mode, review: &mut Review) -> Result<(), FieldError> {
+    let api_server = control_plane.field("apiServer")?;
     for arg in api_server.field("extraArgs")?.items()? {
         let Some(text) = arg.string()? else {
             continue;

@@ -40,7 +40,8 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
         return Ok(Verdict::allow());
     }
     let object = request.required_object()?;
-    let oidc = object.at("spec.oidc")?;
+    // One walk of `spec` for both: `controlPlane` comes before `oidc`.
+    let [oidc, control_plane] = object.field("spec")?.members(["oidc", "controlPlane"])?;
     if !oidc.is_present() {
         return Ok(Verdict::allow());
     }
@@ -81,7 +82,7 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
                     let before = users::bound_before(&request.old_object()?);
                     users::check_role_changes(&users, &before, &mut review);
                 }
-                apiserver::check(&object, mode, &mut review)?;
+                apiserver::check(&control_plane, mode, &mut review)?;
             }
             Chart::Monitoring => {
                 if let (Mode::CustomConfig, Some(config), false, false) =

@@ -13,6 +13,7 @@ mod fields;
 mod settings;
 
 use fields::{ImmutableField, platform_fields};
+use shared::message::quoted;
 use shared::{FieldError, Operation, Refusal, Request, Review, Verdict};
 
 pub use settings::{AdditionalField, Settings};
@@ -55,23 +56,34 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
         let old_value = before.string_or(field.default)?;
         let new_value = after.string_or(field.default)?;
         if old_value != new_value {
+            let (old_value, new_value) = (quoted(&old_value), quoted(&new_value));
             let omitted = if after.is_present() {
                 String::new()
             } else {
-                format!(
-                    " (the request omits it, so the chart default {:?} would apply)",
-                    field.default
-                )
+                [
+                    " (the request omits it, so the chart default ",
+                    &quoted(field.default),
+                    " would apply)",
+                ]
+                .concat()
             };
             review.violation(
                 after.path(),
-                format!(
-                    "storageClass is immutable: {} cannot change from {old_value:?} to {new_value:?}{omitted}. \
-                     Existing PersistentVolumeClaims keep their class, so the change would never move any data. \
-                     Keep {old_value:?}; to use another class, back up, create a new {} with it and restore into it.",
-                    request.describe(),
-                    request.kind,
-                ),
+                [
+                    "storageClass is immutable: ",
+                    &request.describe(),
+                    " cannot change from ",
+                    &old_value,
+                    " to ",
+                    &new_value,
+                    &omitted,
+                    ". Existing PersistentVolumeClaims keep their class, so the change would never move any data. Keep ",
+                    &old_value,
+                    "; to use another class, back up, create a new ",
+                    &request.kind,
+                    " with it and restore into it.",
+                ]
+                .concat(),
             );
         }
     }

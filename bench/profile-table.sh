@@ -5,21 +5,27 @@
 #   bench/profile-table.sh [ROUNDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The same path remapping as `make dist`, so the chosen row matches dist/.
+export CARGO_ENCODED_RUSTFLAGS="--remap-path-prefix=${CARGO_HOME:-$HOME/.cargo}=/cargo"
 rounds=${1:-2000}
 cli=target/release/cozystack-policies
 policies=$(for d in policies/*/Cargo.toml; do basename "$(dirname "$d")"; done)
 packages=$(for p in $policies floor-policy; do printf -- '-p %s ' "$p"; done)
 
-printf '%-28s' variant; for p in $policies; do printf ' %24s' "$p"; done; echo
-for variant in "3 true 1" "s true 1" "z true 1" "3 false 16" "s false 16"; do
-  read -r opt lto cgu <<<"$variant"
-  name="opt=$opt lto=$lto cgu=$cgu"
-  dir="target/profiles/opt$opt-lto$lto-cgu$cgu"
+# Each variant: the policies' opt-level, shared/'s opt-level (a per-package
+# override: the JSON and field code every rule runs), LTO, codegen units.
+printf '%-34s' variant; for p in $policies; do printf ' %24s' "$p"; done; echo
+for variant in "s 3 true 1" "s s true 1" "3 3 true 1" "z 3 true 1" "z z true 1" "s 3 false 16"; do
+  read -r opt shared lto cgu <<<"$variant"
+  name="opt=$opt shared=$shared lto=$lto cgu=$cgu"
+  dir="target/profiles/opt$opt-shared$shared-lto$lto-cgu$cgu"
+  [ "$shared" = 3 ] && shared_level=3 || shared_level="\"$shared\""
   CARGO_PROFILE_POLICY_OPT_LEVEL=$opt CARGO_PROFILE_POLICY_LTO=$lto CARGO_PROFILE_POLICY_CODEGEN_UNITS=$cgu \
-    cargo build --locked --quiet --profile policy --target wasm32-wasip1 --target-dir "$dir" $packages
+    cargo build --locked --quiet --config "profile.policy.package.cozystack-policy-shared.opt-level=$shared_level" \
+    --profile policy --target wasm32-wasip1 --target-dir "$dir" $packages
   $cli dist --wasm-dir "$dir/wasm32-wasip1/policy" --out "$dir/dist" >/dev/null
   table=$($cli bench --rounds "$rounds" --dist "$dir/dist" --floor "$dir/wasm32-wasip1/policy/floor_policy.wasm")
-  printf '%-28s' "$name"
+  printf '%-34s' "$name"
   for p in $policies; do
     printf ' %24s' "$(awk -v p="$p" '$1 == p { printf "%s %s", $2, $5 }' <<<"$table")"
   done

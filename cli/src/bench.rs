@@ -6,6 +6,12 @@
 //! which goes first, each in a fresh instance as policy-server does; the
 //! figures are medians over the rounds. The request is each policy's case
 //! marked `benchmark: true`.
+//!
+//! Each round also times one call in an instance kept across rounds (the
+//! `warm` columns, floor / policy): the same work without instantiation
+//! and teardown, from caches as cold as the fresh evaluations around it
+//! leave them. The difference of the warm columns is the rule's own cost;
+//! measured, it is most of the difference of the fresh medians.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -29,6 +35,9 @@ pub struct Measurement {
     pub size: usize,
     pub floor: Duration,
     pub median: Duration,
+    /// Medians of a call in a reused instance.
+    pub floor_warm: Duration,
+    pub warm: Duration,
 }
 
 impl Measurement {
@@ -87,6 +96,14 @@ pub fn measure(
     let warmup = rounds / 10 + 10;
     let mut floor_samples = Vec::with_capacity(rounds);
     let mut policy_samples = Vec::with_capacity(rounds);
+    let mut floor_warm_samples = Vec::with_capacity(rounds);
+    let mut warm_samples = Vec::with_capacity(rounds);
+    let (floor_instance, instance) = (floor_policy.warm_instance()?, configured.warm_instance()?);
+    let time_warm = |instance: &host::WarmInstance| {
+        let start = Instant::now();
+        let ok = instance.validate(&payload);
+        (ok, start.elapsed())
+    };
     for round in 0..warmup + rounds {
         let time = |policy: &host::Policy<'_>| {
             let start = Instant::now();
@@ -101,9 +118,16 @@ pub fn measure(
             let p = time(&configured);
             (time(&floor_policy), p)
         };
+        let (floor_ok, floor_warm) = time_warm(&floor_instance);
+        let (policy_ok, policy_warm) = time_warm(&instance);
+        if !(floor_ok && policy_ok) {
+            bail!("{}: a warm call failed", policy.name);
+        }
         if round >= warmup {
             floor_samples.push(floor_time);
             policy_samples.push(policy_time);
+            floor_warm_samples.push(floor_warm);
+            warm_samples.push(policy_warm);
         }
     }
     Ok(Measurement {
@@ -112,6 +136,8 @@ pub fn measure(
         size: module.size(),
         floor: median(&mut floor_samples),
         median: median(&mut policy_samples),
+        floor_warm: median(&mut floor_warm_samples),
+        warm: median(&mut warm_samples),
     })
 }
 
@@ -119,8 +145,9 @@ pub fn measure(
 pub fn render(measurements: &[Measurement], floor_size: usize, rounds: usize) -> String {
     let mut out = format!(
         "{rounds} fresh-instance evaluations per module, interleaved with the floor; medians.\n\
-         {:<26} {:>9} {:>11} {:>11} {:>7}  {}\n",
-        "module", "size", "floor", "policy", "ratio", "request (case)"
+         warm: one call in a reused instance (the rule's own compute), floor / policy.\n\
+         {:<26} {:>9} {:>11} {:>11} {:>7} {:>17}  {}\n",
+        "module", "size", "floor", "policy", "ratio", "warm", "request (case)"
     );
     out.push_str(&format!(
         "{:<26} {:>7.1}KB\n",
@@ -134,12 +161,14 @@ pub fn render(measurements: &[Measurement], floor_size: usize, rounds: usize) ->
             ""
         };
         out.push_str(&format!(
-            "{:<26} {:>7.1}KB {:>9.1}µs {:>9.1}µs {:>6.2}x  {}{over}\n",
+            "{:<26} {:>7.1}KB {:>9.1}µs {:>9.1}µs {:>6.2}x {:>6.1}/{:>5.1}µs  {}{over}\n",
             m.policy,
             kb(m.size),
             micros(m.floor),
             micros(m.median),
             m.ratio(),
+            micros(m.floor_warm),
+            micros(m.warm),
             m.case
         ));
     }

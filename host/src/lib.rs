@@ -17,4 +17,4 @@ pub mod wasm_sections;
 pub use admission::{AdmissionRequest, AdmissionResponse, Operation};
 pub use capabilities::HostCapabilities;
 pub use metadata::Metadata;
-pub use policy::{Evaluation, HostError, Policy, PolicyModule};
+pub use policy::{Evaluation, HostError, Policy, PolicyModule, WarmInstance};

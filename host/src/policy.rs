@@ -298,6 +298,24 @@ impl Policy<'_> {
         self.call_validate(uid, payload, record)
     }
 
+    /// An instance kept for repeated evaluations. policy-server never reuses
+    /// one; the benchmark does, to tell a rule's own cost (a warm call)
+    /// from what a fresh instance adds (cold code, instantiation, teardown).
+    pub fn warm_instance(&self) -> Result<WarmInstance, HostError> {
+        let record = Arc::new(Mutex::new(CallRecord::new(
+            vec![],
+            HostCapabilities::offline(),
+        )));
+        self.module
+            .instantiate(record)
+            .map(WarmInstance)
+            .map_err(|message| HostError::Call {
+                name: self.module.name.clone(),
+                operation: "wapc_init",
+                message,
+            })
+    }
+
     /// The `validate` payload for a request under these settings.
     pub fn payload(&self, request: &AdmissionRequest) -> Result<Vec<u8>, serde_json::Error> {
         serde_json::to_vec(&ValidatePayload {
@@ -333,5 +351,17 @@ impl Policy<'_> {
             },
             Err(e) => AdmissionResponse::internal_server_error(uid, &e.to_string()),
         }
+    }
+}
+
+/// One instance evaluating payloads again and again (see
+/// [`Policy::warm_instance`]).
+pub struct WarmInstance(wapc::WapcHost);
+
+impl WarmInstance {
+    /// Calls `validate` with an already serialised payload; `false` when the
+    /// guest failed.
+    pub fn validate(&self, payload: &[u8]) -> bool {
+        self.0.call("validate", payload).is_ok()
     }
 }

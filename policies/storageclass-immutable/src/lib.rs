@@ -14,7 +14,7 @@ mod settings;
 
 use fields::{ImmutableField, platform_fields};
 use shared::message::quoted;
-use shared::{FieldError, Operation, Refusal, Request, Review, Verdict};
+use shared::{FieldError, FieldPath, Operation, Refusal, Request, Review, Verdict};
 
 pub use settings::{AdditionalField, Settings};
 
@@ -68,7 +68,9 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
                 .concat()
             };
             review.violation(
-                after.path(),
+                // The path the rule looked up: rendering it from the field's
+                // position would walk the object once more.
+                FieldPath::parse(field.path),
                 [
                     "storageClass is immutable: ",
                     &request.describe(),

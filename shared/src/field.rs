@@ -205,8 +205,32 @@ enum Place<'a> {
     /// origin itself when `None`).
     Missing {
         parent: Option<Json<'a>>,
-        keys: Box<FieldPath>,
+        keys: MissingKeys,
     },
+}
+
+/// The member names of an absent field below its nearest present value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum MissingKeys {
+    /// One name the program spells out: most absent fields are optional
+    /// members read by [`Field::members`], and need no allocation.
+    Named(&'static str),
+    /// Anything longer, rendered.
+    Rendered(Box<FieldPath>),
+}
+
+impl MissingKeys {
+    fn rendered(&self) -> FieldPath {
+        match self {
+            MissingKeys::Named(key) => FieldPath::root().key(key),
+            MissingKeys::Rendered(path) => FieldPath::clone(path),
+        }
+    }
+
+    /// These names followed by `key`.
+    fn then(&self, key: &str) -> Self {
+        MissingKeys::Rendered(Box::new(self.rendered().key(key)))
+    }
 }
 
 /// A value (or its absence) and where it was found.
@@ -224,7 +248,7 @@ impl<'a> Field<'a> {
             Some(json) => Place::At(json),
             None => Place::Missing {
                 parent: None,
-                keys: Box::new(FieldPath::root()),
+                keys: MissingKeys::Rendered(Box::default()),
             },
         };
         Self {
@@ -263,27 +287,35 @@ impl<'a> Field<'a> {
 
     /// The member `key`, which this field's value does not have.
     fn missing(&self, key: &str) -> Self {
+        self.missing_as(|keys| {
+            keys.map_or_else(
+                || MissingKeys::Rendered(Box::new(FieldPath::root().key(key))),
+                |keys| keys.then(key),
+            )
+        })
+    }
+
+    /// [`Field::missing`] for a name spelled out in the program.
+    fn missing_named(&self, key: &'static str) -> Self {
+        self.missing_as(|keys| keys.map_or(MissingKeys::Named(key), |keys| keys.then(key)))
+    }
+
+    /// An absent member whose names `keys` makes from this field's own
+    /// missing names (`None` when this field is present).
+    fn missing_as(&self, keys: impl FnOnce(Option<&MissingKeys>) -> MissingKeys) -> Self {
         let place = match &self.place {
             Place::At(json) => Place::Missing {
                 parent: Some(*json),
-                keys: Box::new(FieldPath::root().key(key)),
+                keys: keys(None),
             },
-            Place::Missing { parent, keys } => Place::Missing {
+            Place::Missing { parent, keys: own } => Place::Missing {
                 parent: *parent,
-                keys: Box::new(keys.key(key)),
+                keys: keys(Some(own)),
             },
         };
         Self {
             origin: self.origin,
             place,
-        }
-    }
-
-    /// The member `key` given what a lookup found.
-    fn child(&self, key: &str, found: Option<Json<'a>>) -> Self {
-        match found {
-            Some(json) => self.inner(json),
-            None => self.missing(key),
         }
     }
 
@@ -299,7 +331,7 @@ impl<'a> Field<'a> {
             _ => path,
         };
         match keys {
-            Some(keys) => path.join(keys),
+            Some(keys) => path.join(&keys.rendered()),
             None => path,
         }
     }
@@ -352,8 +384,10 @@ impl<'a> Field<'a> {
         match self.json() {
             None => Ok(self.missing(key)),
             Some(value) if value.kind() == Kind::Object => {
-                let child = value.get(key).map_err(|e| self.malformed(e))?;
-                Ok(self.child(key, child))
+                match value.get(key).map_err(|e| self.malformed(e))? {
+                    Some(json) => Ok(self.inner(json)),
+                    None => Ok(self.missing(key)),
+                }
             }
             Some(value) => Err(self.wrong_type("an object", value.kind())),
         }
@@ -364,7 +398,10 @@ impl<'a> Field<'a> {
     /// its start each time). Absent keys, or an absent object, give absent
     /// fields; the first of duplicate keys wins; an object that is not one
     /// is an error naming it.
-    pub fn members<const N: usize>(&self, keys: [&str; N]) -> Result<[Field<'a>; N], FieldError> {
+    pub fn members<const N: usize>(
+        &self,
+        keys: [&'static str; N],
+    ) -> Result<[Field<'a>; N], FieldError> {
         let mut found: [Option<Json<'a>>; N] = [None; N];
         match self.json() {
             None => {}
@@ -389,7 +426,10 @@ impl<'a> Field<'a> {
             Some(value) => return Err(self.wrong_type("an object", value.kind())),
         }
         let mut values = found.into_iter();
-        Ok(keys.map(|key| self.child(key, values.next().flatten())))
+        Ok(keys.map(|key| match values.next().flatten() {
+            Some(json) => self.inner(json),
+            None => self.missing_named(key),
+        }))
     }
 
     /// Follows a dotted path of member names.

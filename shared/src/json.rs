@@ -217,20 +217,25 @@ fn decode_string(raw: &[u8]) -> Result<Cow<'_, str>, JsonError> {
 }
 
 /// Whether a string token equals `key`. Escapes only make a token longer
-/// than its text, so the lengths decide almost every comparison without
-/// decoding.
+/// than its text, so bytes and lengths decide almost every comparison
+/// without decoding (and without searching for backslashes, which in wasm
+/// costs a call per member).
 pub(crate) fn key_equals(raw: &[u8], key: &str) -> bool {
     let Some(inner) = raw.get(1..raw.len().saturating_sub(1)) else {
         return false;
     };
     let wanted = key.as_bytes();
-    if inner.len() < wanted.len() {
-        false
-    } else if inner.len() == wanted.len() && !wanted.contains(&b'\\') {
-        inner == wanted
-    } else {
-        inner.contains(&b'\\') && decode_string(raw).is_ok_and(|decoded| decoded == key)
+    if inner == wanted {
+        // The same bytes are the same text unless they hold an escape,
+        // which a backslash in the wanted text would be.
+        return !wanted.contains(&b'\\');
     }
+    // Different bytes are the same text only through escapes, which make
+    // the token longer; its first byte rules out almost every other key.
+    inner.len() > wanted.len()
+        && (inner.first() == wanted.first() || inner.first() == Some(&b'\\'))
+        && inner.contains(&b'\\')
+        && decode_string(raw).is_ok_and(|decoded| decoded == key)
 }
 
 fn trimmed(bytes: &[u8]) -> &[u8] {
@@ -628,6 +633,25 @@ mod tests {
             );
         }
         assert_eq!(string_body_len(br#"a\"b\\"c"#).unwrap(), 7);
+    }
+
+    #[test]
+    fn keys_compare_as_decoded_text() {
+        let cases: [(&[u8], &str, bool); 9] = [
+            (br#""spec""#, "spec", true),
+            (br#""spec""#, "spex", false),
+            (br#""specs""#, "spec", false),
+            (br#""a\u002fb""#, "a/b", true),
+            (br#""\u0061b""#, "ab", true),
+            (br#""a\\b""#, "a\\b", true),
+            (br#""a\\b""#, "a\\\\b", false),
+            (br#""a\nb""#, "a\\nb", false),
+            (b"\"\"", "", true),
+        ];
+        for (raw, key, equal) in cases {
+            let shown = String::from_utf8_lossy(raw);
+            assert_eq!(key_equals(raw, key), equal, "{shown} vs {key:?}");
+        }
     }
 
     #[test]

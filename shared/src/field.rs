@@ -19,7 +19,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use crate::json::{Json, JsonError, Kind, key_equals, member_name};
+use crate::json::{Elements, Json, JsonError, Kind, key_equals, member_name};
 
 /// A path to a field, rendered the way `kubectl explain` and apiserver
 /// field errors write it: `spec.kafka.storageClass`,
@@ -483,22 +483,19 @@ impl<'a> Field<'a> {
         }
     }
 
-    /// The elements of a list, each at its index; empty when absent.
-    pub fn items(&self) -> Result<Vec<Field<'a>>, FieldError> {
-        let Some(value) = self.json() else {
-            return Ok(Vec::new());
+    /// The elements of a list, each at its index, read as the walk goes
+    /// (no list is collected); none when absent. An element that is not
+    /// JSON ends the walk with an error naming the list.
+    pub fn items(&self) -> Result<Items<'a>, FieldError> {
+        let elements = match self.json() {
+            None => None,
+            Some(value) if value.kind() == Kind::Array => Some(value.elements()),
+            Some(value) => return Err(self.wrong_type("a list", value.kind())),
         };
-        if value.kind() != Kind::Array {
-            return Err(self.wrong_type("a list", value.kind()));
-        }
-        value
-            .elements()
-            .map(|element| {
-                element
-                    .map(|json| self.inner(json))
-                    .map_err(|e| self.malformed(e))
-            })
-            .collect()
+        Ok(Items {
+            list: self.clone(),
+            elements,
+        })
     }
 
     /// The members of an object with their names; empty when absent.
@@ -517,6 +514,26 @@ impl<'a> Field<'a> {
                 Ok((name, self.inner(json)))
             })
             .collect()
+    }
+}
+
+/// The elements of a list field (see [`Field::items`]).
+#[derive(Debug)]
+pub struct Items<'a> {
+    list: Field<'a>,
+    elements: Option<Elements<'a>>,
+}
+
+impl<'a> Iterator for Items<'a> {
+    type Item = Result<Field<'a>, FieldError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let element = self.elements.as_mut()?.next()?;
+        Some(
+            element
+                .map(|json| self.list.inner(json))
+                .map_err(|e| self.list.malformed(e)),
+        )
     }
 }
 
@@ -581,6 +598,10 @@ mod tests {
         Field::document(text.as_bytes()).unwrap()
     }
 
+    fn elements<'a>(list: &Field<'a>) -> Vec<Field<'a>> {
+        list.items().unwrap().map(Result::unwrap).collect()
+    }
+
     #[test]
     fn paths_render_like_kubectl() {
         let path = FieldPath::root()
@@ -615,7 +636,7 @@ mod tests {
                "odd key": {"q\"uote": "v"}}}"#,
         );
         let list = object.at("spec.list").unwrap();
-        let items = list.items().unwrap();
+        let items = elements(&list);
         let null = items[1].field("key").unwrap();
         assert!(!null.is_present());
         assert_eq!(null.path().as_str(), "spec.list[1].key");
@@ -623,9 +644,7 @@ mod tests {
             null.at("below.that").unwrap().path().as_str(),
             "spec.list[1].key.below.that"
         );
-        let deep = items[2].items().unwrap()[0].items().unwrap()[0]
-            .field("deep")
-            .unwrap();
+        let deep = elements(&elements(&items[2])[0])[0].field("deep").unwrap();
         assert_eq!(deep.path().as_str(), "spec.list[2][0][0].deep");
         let quoted = object.at("spec.odd key").unwrap().entries().unwrap();
         assert_eq!(
@@ -642,7 +661,7 @@ mod tests {
             "request.userInfo",
             Some(Json::parse(br#"{"groups": ["a", 7]}"#).unwrap()),
         );
-        let groups = header.field("groups").unwrap().items().unwrap();
+        let groups = elements(&header.field("groups").unwrap());
         assert_eq!(
             groups[1].string().unwrap_err().to_string(),
             "request.userInfo.groups[1] must be a string, not a number"
@@ -694,7 +713,7 @@ mod tests {
     #[test]
     fn lists_and_maps_carry_indexed_paths() {
         let object = root(r#"{"users": [{"role": "x"}, {"role": 2}], "labels": {"a/b": "c"}}"#);
-        let users = object.field("users").unwrap().items().unwrap();
+        let users = elements(&object.field("users").unwrap());
         assert_eq!(
             users[1].field("role").unwrap().path().as_str(),
             "users[1].role"
@@ -710,7 +729,7 @@ mod tests {
         let object = root(r#"{"b": [1], "a": "x", "a": "second", "c": null, "d\u0065": 2}"#);
         let [a, b, c, de, z] = object.members(["a", "b", "c", "de", "z"]).unwrap();
         assert_eq!(a.string().unwrap().unwrap(), "x");
-        assert_eq!(b.items().unwrap()[0].path().as_str(), "b[0]");
+        assert_eq!(elements(&b)[0].path().as_str(), "b[0]");
         assert!(!c.is_present());
         assert_eq!(de.json().unwrap().as_i64(), Some(2));
         assert!(!z.is_present());
@@ -724,6 +743,22 @@ mod tests {
         );
         let broken = Field::root(Some(Json::parse_lazy(b"{\"a\": 1 \"b\": 2}").unwrap()));
         assert!(broken.members(["b"]).is_err());
+    }
+
+    #[test]
+    fn items_are_read_as_the_walk_goes() {
+        let object = Field::root(Some(
+            Json::parse_lazy(b"{\"l\": [1, @], \"e\": []}").unwrap(),
+        ));
+        let mut items = object.field("l").unwrap().items().unwrap();
+        assert_eq!(items.next().unwrap().unwrap().path().as_str(), "l[0]");
+        assert_eq!(
+            items.next().unwrap().unwrap_err().to_string(),
+            "l malformed JSON: unexpected character"
+        );
+        assert!(items.next().is_none());
+        assert_eq!(object.field("e").unwrap().items().unwrap().count(), 0);
+        assert_eq!(object.field("absent").unwrap().items().unwrap().count(), 0);
     }
 
     #[test]

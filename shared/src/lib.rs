@@ -23,7 +23,7 @@ pub mod settings;
 pub mod validators;
 pub mod verdict;
 
-pub use field::{Field, FieldError, FieldPath};
+pub use field::{Field, FieldError, FieldPath, Items};
 pub use kubewarden_policy_sdk as sdk;
 pub use kubewarden_policy_sdk::settings::Validatable;
 pub use request::{Operation, Request, User};

@@ -101,7 +101,7 @@ pub fn list_items(answer: &[u8]) -> Result<Vec<Field<'_>>, LookupError> {
     let document = Json::parse_lazy(answer).map_err(|e| unreadable(e.to_string()))?;
     Field::root(Some(document))
         .field("items")
-        .and_then(|items| items.items())
+        .and_then(|items| items.items()?.collect())
         .map_err(|e| unreadable(e.to_string()))
 }
 

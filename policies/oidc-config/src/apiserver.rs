@@ -21,6 +21,7 @@ const RESERVED_VOLUME: &str = "authentication-config";
 pub fn check(control_plane: &Field<'_>, mode: Mode, review: &mut Review) -> Result<(), FieldError> {
     let api_server = control_plane.field("apiServer")?;
     for arg in api_server.field("extraArgs")?.items()? {
+        let arg = arg?;
         let Some(text) = arg.string()? else {
             continue;
         };
@@ -45,6 +46,7 @@ pub fn check(control_plane: &Field<'_>, mode: Mode, review: &mut Review) -> Resu
         );
     }
     for volume in api_server.field("extraVolumes")?.items()? {
+        let volume = volume?;
         let name = volume.field("name")?;
         if name.string()?.as_deref() == Some(RESERVED_VOLUME) {
             review.violation(

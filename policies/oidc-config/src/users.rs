@@ -45,8 +45,8 @@ pub struct User<'a> {
 pub fn read<'a>(users: &Field<'a>) -> Result<Vec<User<'a>>, FieldError> {
     users
         .items()?
-        .into_iter()
         .map(|entry| {
+            let entry = entry?;
             let email = entry.field("email")?;
             let role = entry.field("role")?;
             let email_text = email.string()?;

@@ -181,7 +181,7 @@ impl<'r, 'a> Walk<'r, 'a> {
         let [target_ref, attachments, ingress, egress] =
             spec.members(["targetRef", "attachments", "ingress", "egress"])?;
         self.legacy_target_ref(&target_ref);
-        let attached = attachments.items()?;
+        let attached = attachments.items()?.collect::<Result<Vec<_>, _>>()?;
         let mut seen: Vec<(&Field<'a>, AppIdentity<'a>)> = Vec::new();
         for reference in &attached {
             let Some((group, kind, name)) = self.app_reference(reference)? else {
@@ -214,26 +214,27 @@ impl<'r, 'a> Walk<'r, 'a> {
             });
             seen.push((reference, (group, kind, name)));
         }
-        let ingress = ingress.items()?;
-        for rule in &ingress {
+        let mut rules = 0;
+        for rule in ingress.items()? {
             let [apps, groups, cidrs, ports] =
-                rule.members(["fromApp", "fromSG", "fromCIDR", "toPorts"])?;
+                rule?.members(["fromApp", "fromSG", "fromCIDR", "toPorts"])?;
             self.app_peers(&apps)?;
             self.group_peers(&groups)?;
             self.cidrs(&cidrs)?;
             self.ports(&ports)?;
+            rules += 1;
         }
-        let egress = egress.items()?;
-        for rule in &egress {
+        for rule in egress.items()? {
             let [apps, groups, cidrs, ports, fqdns] =
-                rule.members(["toApp", "toSG", "toCIDR", "toPorts", "toFQDNs"])?;
+                rule?.members(["toApp", "toSG", "toCIDR", "toPorts", "toFQDNs"])?;
             self.app_peers(&apps)?;
             self.group_peers(&groups)?;
             self.cidrs(&cidrs)?;
             self.ports(&ports)?;
             self.fqdns(&fqdns)?;
+            rules += 1;
         }
-        if !attached.is_empty() && ingress.is_empty() && egress.is_empty() {
+        if !attached.is_empty() && rules == 0 {
             self.review.warning(
                 spec.path(),
                 "no ingress or egress rules: members are labelled but not isolated \
@@ -335,6 +336,7 @@ impl<'r, 'a> Walk<'r, 'a> {
     /// `fromApp` / `toApp`.
     fn app_peers(&mut self, list: &Field<'a>) -> Result<(), FieldError> {
         for reference in list.items()? {
+            let reference = reference?;
             if let Some((_, kind, name)) = self.app_reference(&reference)? {
                 self.targets.apps.push(AppTarget {
                     reference: reference.clone(),
@@ -352,6 +354,7 @@ impl<'r, 'a> Walk<'r, 'a> {
     /// SecurityGroup can have.
     fn group_peers(&mut self, list: &Field<'a>) -> Result<(), FieldError> {
         for peer in list.items()? {
+            let peer = peer?;
             let name = text(&peer)?;
             if name.is_empty() {
                 self.review
@@ -383,6 +386,7 @@ impl<'r, 'a> Walk<'r, 'a> {
     /// reads them.
     fn cidrs(&mut self, list: &Field<'a>) -> Result<(), FieldError> {
         for cidr in list.items()? {
+            let cidr = cidr?;
             let value = text(&cidr)?;
             if !is_cidr_or_ip(&value) {
                 self.review.violation(
@@ -397,7 +401,8 @@ impl<'r, 'a> Walk<'r, 'a> {
     /// `toPorts[].ports[]`: port numbers or names, protocols.
     fn ports(&mut self, list: &Field<'a>) -> Result<(), FieldError> {
         for rule in list.items()? {
-            for port in rule.field("ports")?.items()? {
+            for port in rule?.field("ports")?.items()? {
+                let port = port?;
                 let [port_field, protocol_field] = port.members(["port", "protocol"])?;
                 let number = text(&port_field)?;
                 for message in port_errors(&number) {
@@ -421,6 +426,7 @@ impl<'r, 'a> Walk<'r, 'a> {
     /// `toFQDNs`: each selector needs a name or a pattern.
     fn fqdns(&mut self, list: &Field<'a>) -> Result<(), FieldError> {
         for selector in list.items()? {
+            let selector = selector?;
             let [name, pattern] = selector.members(["matchName", "matchPattern"])?;
             let (name, pattern) = (text(&name)?, text(&pattern)?);
             if name.is_empty() && pattern.is_empty() {
@@ -448,7 +454,7 @@ impl<'a> Known<'a> {
         let list = |parent: &Field<'a>, key: &str| -> Vec<Field<'a>> {
             parent
                 .field(key)
-                .and_then(|f| f.items())
+                .and_then(|f| f.items()?.collect())
                 .unwrap_or_default()
         };
         let string = |field: &Field<'a>| field.string().ok().flatten().unwrap_or_default();

@@ -179,7 +179,7 @@ impl<'a> Payload<'a> {
             .get("request")
             .map_err(|e| malformed("request", e))?
             .filter(|r| r.kind() != Kind::Null)
-            .ok_or(FieldError::Missing {
+            .ok_or_else(|| FieldError::Missing {
                 path: FieldPath::parse("request"),
             })?;
         Ok(Self {

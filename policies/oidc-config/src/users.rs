@@ -47,8 +47,7 @@ pub fn read<'a>(users: &Field<'a>) -> Result<Vec<User<'a>>, FieldError> {
         .items()?
         .map(|entry| {
             let entry = entry?;
-            let email = entry.field("email")?;
-            let role = entry.field("role")?;
+            let [email, role] = entry.members(["email", "role"])?;
             let email_text = email.string()?;
             let role_text = role.string()?;
             Ok(User {

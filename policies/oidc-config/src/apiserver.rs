@@ -19,8 +19,10 @@ const RESERVED_VOLUME: &str = "authentication-config";
 /// Checks `spec.controlPlane.apiServer.{extraArgs,extraVolumes}` for a mode
 /// that wires OIDC, given `spec.controlPlane`.
 pub fn check(control_plane: &Field<'_>, mode: Mode, review: &mut Review) -> Result<(), FieldError> {
-    let api_server = control_plane.field("apiServer")?;
-    for arg in api_server.field("extraArgs")?.items()? {
+    let [extra_args, extra_volumes] = control_plane
+        .field("apiServer")?
+        .members(["extraArgs", "extraVolumes"])?;
+    for arg in extra_args.items()? {
         let arg = arg?;
         let Some(text) = arg.string()? else {
             continue;
@@ -45,7 +47,7 @@ pub fn check(control_plane: &Field<'_>, mode: Mode, review: &mut Review) -> Resu
             ),
         );
     }
-    for volume in api_server.field("extraVolumes")?.items()? {
+    for volume in extra_volumes.items()? {
         let volume = volume?;
         let name = volume.field("name")?;
         if name.string()?.as_deref() == Some(RESERVED_VOLUME) {

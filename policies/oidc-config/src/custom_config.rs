@@ -9,12 +9,11 @@ use shared::{Field, FieldError, Review};
 
 use crate::chart::{BOTH_SET, Chart, MODES, Mode, SYSTEM_NEEDS_PLATFORM};
 
-/// The mode and its field, reporting a value outside the enum.
-pub fn mode<'a>(oidc: &Field<'a>, review: &mut Review) -> Result<(Mode, Field<'a>), FieldError> {
-    let field = oidc.field("mode")?;
+/// The mode of `spec.oidc.mode`, reporting a value outside the enum.
+pub fn mode(field: &Field<'_>, review: &mut Review) -> Result<Mode, FieldError> {
     let Some(text) = field.string()? else {
         // The chart default.
-        return Ok((Mode::None, field));
+        return Ok(Mode::None);
     };
     let mode = Mode::parse(&text);
     if mode == Mode::Invalid {
@@ -33,7 +32,7 @@ pub fn mode<'a>(oidc: &Field<'a>, review: &mut Review) -> Result<(Mode, Field<'a
             ),
         );
     }
-    Ok((mode, field))
+    Ok(mode)
 }
 
 /// What `customConfig` holds.
@@ -45,18 +44,16 @@ pub struct CustomConfig<'a> {
     pub secret_ref: bool,
 }
 
-/// Reads `customConfig` and checks it against the mode.
+/// Reads `spec.oidc.customConfig` and checks it against the mode.
 pub fn check<'a>(
     chart: Chart,
-    oidc: &Field<'a>,
+    custom: &Field<'a>,
     (mode, mode_field): (Mode, &Field<'a>),
     platform_oidc_enabled: bool,
     review: &mut Review,
 ) -> Result<CustomConfig<'a>, FieldError> {
-    let custom = oidc.field("customConfig")?;
-    let config = custom.field("config")?;
-    let secret_ref = custom
-        .field("secretRef")?
+    let [config, secret_ref] = custom.members(["config", "secretRef"])?;
+    let secret_ref = secret_ref
         .field("name")?
         .string()?
         .is_some_and(|name| !name.is_empty());

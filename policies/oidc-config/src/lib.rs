@@ -48,15 +48,16 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
     oidc.expect(Kind::Object)?;
 
     let mut review = Review::new();
-    let (mode, mode_field) = custom_config::mode(&oidc, &mut review)?;
+    let [mode_field, custom_field, users_field] =
+        oidc.members(["mode", "customConfig", "users"])?;
+    let mode = custom_config::mode(&mode_field, &mut review)?;
     let custom = custom_config::check(
         chart,
-        &oidc,
+        &custom_field,
         (mode, &mode_field),
         settings.platform_oidc_enabled,
         &mut review,
     )?;
-    let users_field = oidc.field("users")?;
     let mut users = users::read(&users_field)?;
     users::check_entries(chart, mode, &mut users, &mut review);
 

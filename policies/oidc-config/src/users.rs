@@ -258,12 +258,11 @@ pub type Binding<'a> = (Cow<'a, str>, Cow<'a, str>);
 /// policy cannot read gives nothing (the rule then does not apply).
 pub fn bound_before<'a>(old: &Field<'a>) -> Vec<Binding<'a>> {
     let read = || -> Result<Vec<Binding<'a>>, FieldError> {
-        let oidc = old.at("spec.oidc")?;
-        let mode = oidc.field("mode")?.string()?;
-        if !mode.is_some_and(|m| Mode::parse(&m).is_enabled()) {
+        let [mode, users] = old.at("spec.oidc")?.members(["mode", "users"])?;
+        if !mode.string()?.is_some_and(|m| Mode::parse(&m).is_enabled()) {
             return Ok(Vec::new());
         }
-        Ok(read(&oidc.field("users")?)?
+        Ok(read(&users)?
             .into_iter()
             .filter_map(|user| Some((user.email_text?, user.role_text?)))
             .collect())

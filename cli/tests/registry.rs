@@ -300,18 +300,20 @@ fn bundle_round_trips_through_a_real_registry() {
     let registry = Registry::start("plain", None);
     let prefix = format!("{}/cozystack-policies", registry.address);
     let dist = dist();
-    let output = cli(
-        &[
-            "push",
-            "--json",
-            "--dist",
-            &dist.to_string_lossy(),
-            "--registry",
-            &prefix,
-        ],
-        None,
-    );
-    let pushed = pushed_lines(&output);
+    let push_bundle = || {
+        pushed_lines(&cli(
+            &[
+                "push",
+                "--json",
+                "--dist",
+                &dist.to_string_lossy(),
+                "--registry",
+                &prefix,
+            ],
+            None,
+        ))
+    };
+    let pushed = push_bundle();
     let modules = modules_in_dist();
     assert_eq!(
         pushed.len(),
@@ -343,17 +345,7 @@ fn bundle_round_trips_through_a_real_registry() {
     }
 
     // Pushing the same bundle again is idempotent: same digests.
-    let again = pushed_lines(&cli(
-        &[
-            "push",
-            "--json",
-            "--dist",
-            &dist.to_string_lossy(),
-            "--registry",
-            &prefix,
-        ],
-        None,
-    ));
+    let again = push_bundle();
     let digests = |lines: &[serde_json::Value]| {
         lines
             .iter()

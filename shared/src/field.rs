@@ -287,30 +287,27 @@ impl<'a> Field<'a> {
 
     /// The member `key`, which this field's value does not have.
     fn missing(&self, key: &str) -> Self {
-        self.missing_as(|keys| {
-            keys.map_or_else(
-                || MissingKeys::Rendered(Box::new(FieldPath::root().key(key))),
-                |keys| keys.then(key),
-            )
+        self.missing_with(key, || {
+            MissingKeys::Rendered(Box::new(FieldPath::root().key(key)))
         })
     }
 
     /// [`Field::missing`] for a name spelled out in the program.
     fn missing_named(&self, key: &'static str) -> Self {
-        self.missing_as(|keys| keys.map_or(MissingKeys::Named(key), |keys| keys.then(key)))
+        self.missing_with(key, || MissingKeys::Named(key))
     }
 
-    /// An absent member whose names `keys` makes from this field's own
-    /// missing names (`None` when this field is present).
-    fn missing_as(&self, keys: impl FnOnce(Option<&MissingKeys>) -> MissingKeys) -> Self {
+    /// The absent member `key`: named by `first` below this field's value,
+    /// or appended to this field's own missing names.
+    fn missing_with(&self, key: &str, first: impl FnOnce() -> MissingKeys) -> Self {
         let place = match &self.place {
             Place::At(json) => Place::Missing {
                 parent: Some(*json),
-                keys: keys(None),
+                keys: first(),
             },
-            Place::Missing { parent, keys: own } => Place::Missing {
+            Place::Missing { parent, keys } => Place::Missing {
                 parent: *parent,
-                keys: keys(Some(own)),
+                keys: keys.then(key),
             },
         };
         Self {

@@ -32,6 +32,7 @@ struct Masks {
 /// and `]`/`}` differ only in bit 5, so one OR folds each pair together.
 #[cfg(target_arch = "wasm32")]
 #[target_feature(enable = "simd128")]
+#[inline]
 fn classify(block: &[u8; BLOCK]) -> Masks {
     use core::arch::wasm32::{u8x16_bitmask, u8x16_eq, u8x16_splat, u64x2, v128_or};
 
@@ -108,29 +109,32 @@ fn prefix_xor(mut bits: u64) -> u64 {
     bits
 }
 
-/// The 64 bytes from `offset`, zero-padded past the end (zero bytes are
-/// never structural).
-fn block_at(bytes: &[u8], offset: usize) -> Option<[u8; BLOCK]> {
+/// The masks of the 64 bytes from `offset`, classified in place; only
+/// the last, partial block is copied and zero-padded (zero bytes are never
+/// structural).
+#[cfg_attr(target_arch = "wasm32", target_feature(enable = "simd128"))]
+#[inline]
+fn masks_at(bytes: &[u8], offset: usize) -> Option<Masks> {
     let rest = bytes.get(offset..).filter(|rest| !rest.is_empty())?;
     match rest.first_chunk::<BLOCK>() {
-        Some(block) => Some(*block),
+        Some(block) => Some(classify(block)),
         None => {
             let mut block = [0; BLOCK];
             block.get_mut(..rest.len())?.copy_from_slice(rest);
-            Some(block)
+            Some(classify(&block))
         }
     }
 }
 
 /// Index just past the object or array that starts at `at`.
+#[cfg_attr(target_arch = "wasm32", target_feature(enable = "simd128"))]
 pub(super) fn container_end(bytes: &[u8], at: usize) -> Result<usize, JsonError> {
     let mut depth: u64 = 0;
     // All ones while the previous block ended inside a string.
     let mut in_string: u64 = 0;
     let mut escape_carry = false;
     let mut offset = at;
-    while let Some(block) = block_at(bytes, offset) {
-        let masks = classify(&block);
+    while let Some(masks) = masks_at(bytes, offset) {
         let quotes = if masks.backslashes == 0 && !escape_carry {
             masks.quotes
         } else {

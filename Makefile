@@ -42,6 +42,8 @@ check: dist
 lint: setup
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy $(CARGO_FLAGS) --release --workspace --all-targets -- -D warnings
+	# The wasm-only code (the allocator, SIMD classification) as built.
+	$(CARGO) clippy $(CARGO_FLAGS) --release --target $(TARGET) $(addprefix -p ,$(POLICIES)) -- -D warnings
 
 ## Unit tests of every crate, and every case of every policy through the host.
 unit: dist

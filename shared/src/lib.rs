@@ -11,10 +11,14 @@
 //! - [`settings`]: exact settings validation and exemptions;
 //! - [`catalogue`] and [`validators`]: platform facts and Kubernetes syntax;
 //! - [`lookup`]: cluster reads through the host's context-aware capabilities;
-//! - [`policy!`]: the waPC entry points.
+//! - [`policy!`]: the waPC entry points;
+//! - `heap` (wasm only): the global allocator, which touches no more
+//!   linear memory than an evaluation allocates.
 
 pub mod catalogue;
 pub mod field;
+#[cfg(any(target_arch = "wasm32", test))]
+mod heap;
 pub mod json;
 pub mod lookup;
 pub mod message;

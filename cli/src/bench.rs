@@ -12,6 +12,12 @@
 //! and teardown, from caches as cold as the fresh evaluations around it
 //! leave them. The difference of the warm columns is the rule's own cost;
 //! measured, it is most of the difference of the fresh medians.
+//!
+//! The `faults` columns count the page faults of a fresh evaluation (the
+//! thread's minor faults, floor / policy, on Linux): each page of linear
+//! memory an instance touches is one, and one costs 1–3 µs here, so a
+//! policy that touches a page more than the floor pays for it in the
+//! ratio (see `shared/src/heap.rs`).
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -38,6 +44,8 @@ pub struct Measurement {
     /// Medians of a call in a reused instance.
     pub floor_warm: Duration,
     pub warm: Duration,
+    /// Mean page faults per fresh evaluation, when the platform counts them.
+    pub faults: Option<(f64, f64)>,
 }
 
 impl Measurement {
@@ -49,6 +57,23 @@ impl Measurement {
 fn median(samples: &mut [Duration]) -> Duration {
     samples.sort_unstable();
     samples.get(samples.len() / 2).copied().unwrap_or_default()
+}
+
+/// The calling thread's minor page faults so far (Linux), from the tenth
+/// field of `/proc/thread-self/stat`; `None` where that file is missing.
+fn minor_faults() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
+    // The command name may hold spaces and parentheses; fields resume after
+    // the last `)`, starting with the third (state).
+    let (_, fields) = stat.rsplit_once(')')?;
+    fields.split_whitespace().nth(7)?.parse().ok()
+}
+
+/// Mean faults per round, when every round was counted.
+fn mean(total: Option<u64>, rounds: usize) -> Option<f64> {
+    let total = u32::try_from(total?).ok()?;
+    let rounds = u32::try_from(rounds).ok().filter(|r| *r > 0)?;
+    Some(f64::from(total) / f64::from(rounds))
 }
 
 fn benchmark_case(policy: &PolicyDir) -> Result<(String, Case)> {
@@ -98,6 +123,7 @@ pub fn measure(
     let mut policy_samples = Vec::with_capacity(rounds);
     let mut floor_warm_samples = Vec::with_capacity(rounds);
     let mut warm_samples = Vec::with_capacity(rounds);
+    let (mut floor_faults, mut policy_faults) = (Some(0u64), Some(0u64));
     let (floor_instance, instance) = (floor_policy.warm_instance()?, configured.warm_instance()?);
     let time_warm = |instance: &host::WarmInstance| {
         let start = Instant::now();
@@ -105,13 +131,19 @@ pub fn measure(
         (ok, start.elapsed())
     };
     for round in 0..warmup + rounds {
+        // The fault counter is read outside the timed span.
         let time = |policy: &host::Policy<'_>| {
+            let faults_before = minor_faults();
             let start = Instant::now();
             let response = policy.evaluate_payload(&request.uid, &payload);
+            let elapsed = start.elapsed();
             std::hint::black_box(response);
-            start.elapsed()
+            let faults = minor_faults()
+                .zip(faults_before)
+                .map(|(a, b)| a.saturating_sub(b));
+            (elapsed, faults)
         };
-        let (floor_time, policy_time) = if round % 2 == 0 {
+        let ((floor_time, floor_fault), (policy_time, policy_fault)) = if round % 2 == 0 {
             let f = time(&floor_policy);
             (f, time(&configured))
         } else {
@@ -128,6 +160,8 @@ pub fn measure(
             policy_samples.push(policy_time);
             floor_warm_samples.push(floor_warm);
             warm_samples.push(policy_warm);
+            floor_faults = floor_faults.zip(floor_fault).map(|(sum, n)| sum + n);
+            policy_faults = policy_faults.zip(policy_fault).map(|(sum, n)| sum + n);
         }
     }
     Ok(Measurement {
@@ -138,6 +172,7 @@ pub fn measure(
         median: median(&mut policy_samples),
         floor_warm: median(&mut floor_warm_samples),
         warm: median(&mut warm_samples),
+        faults: mean(floor_faults, rounds).zip(mean(policy_faults, rounds)),
     })
 }
 
@@ -146,8 +181,9 @@ pub fn render(measurements: &[Measurement], floor_size: usize, rounds: usize) ->
     let mut out = format!(
         "{rounds} fresh-instance evaluations per module, interleaved with the floor; medians.\n\
          warm: one call in a reused instance (the rule's own compute), floor / policy.\n\
-         {:<26} {:>9} {:>11} {:>11} {:>7} {:>17}  {}\n",
-        "module", "size", "floor", "policy", "ratio", "warm", "request (case)"
+         faults: page faults per fresh evaluation, floor / policy.\n\
+         {:<26} {:>9} {:>11} {:>11} {:>7} {:>17} {:>9}  {}\n",
+        "module", "size", "floor", "policy", "ratio", "warm", "faults", "request (case)"
     );
     out.push_str(&format!(
         "{:<26} {:>7.1}KB\n",
@@ -161,7 +197,7 @@ pub fn render(measurements: &[Measurement], floor_size: usize, rounds: usize) ->
             ""
         };
         out.push_str(&format!(
-            "{:<26} {:>7.1}KB {:>9.1}µs {:>9.1}µs {:>6.2}x {:>6.1}/{:>5.1}µs  {}{over}\n",
+            "{:<26} {:>7.1}KB {:>9.1}µs {:>9.1}µs {:>6.2}x {:>6.1}/{:>5.1}µs {:>9}  {}{over}\n",
             m.policy,
             kb(m.size),
             micros(m.floor),
@@ -169,6 +205,8 @@ pub fn render(measurements: &[Measurement], floor_size: usize, rounds: usize) ->
             m.ratio(),
             micros(m.floor_warm),
             micros(m.warm),
+            m.faults
+                .map_or_else(|| "-".to_owned(), |(f, p)| format!("{f:.1}/{p:.1}")),
             m.case
         ));
     }

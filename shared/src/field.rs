@@ -19,7 +19,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use crate::json::{Elements, Json, JsonError, Kind, key_equals, member_name};
+use crate::json::{Elements, Json, JsonError, Kind, member_name};
 
 /// A path to a field, rendered the way `kubectl explain` and apiserver
 /// field errors write it: `spec.kafka.storageClass`,
@@ -399,29 +399,13 @@ impl<'a> Field<'a> {
         &self,
         keys: [&'static str; N],
     ) -> Result<[Field<'a>; N], FieldError> {
-        let mut found: [Option<Json<'a>>; N] = [None; N];
-        match self.json() {
-            None => {}
+        let found = match self.json() {
+            None => [None; N],
             Some(value) if value.kind() == Kind::Object => {
-                let mut missing = N;
-                for member in value.members() {
-                    let (raw, json) = member.map_err(|e| self.malformed(e))?;
-                    let slot = keys
-                        .iter()
-                        .position(|key| key_equals(raw, key))
-                        .and_then(|i| found.get_mut(i))
-                        .filter(|slot| slot.is_none());
-                    if let Some(slot) = slot {
-                        *slot = Some(json);
-                        missing -= 1;
-                        if missing == 0 {
-                            break;
-                        }
-                    }
-                }
+                value.get_all(keys).map_err(|e| self.malformed(e))?
             }
             Some(value) => return Err(self.wrong_type("an object", value.kind())),
-        }
+        };
         let mut values = found.into_iter();
         Ok(keys.map(|key| match values.next().flatten() {
             Some(json) => self.inner(json),

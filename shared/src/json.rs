@@ -351,13 +351,35 @@ impl<'a> Json<'a> {
     /// The value of the first member `key` of an object (`None` when absent
     /// or when this is not an object). Stops reading at that member.
     pub fn get(&self, key: &str) -> Result<Option<Json<'a>>, JsonError> {
+        let [value] = self.get_all([key])?;
+        Ok(value)
+    }
+
+    /// The values of the first members named `keys`, read in one walk that
+    /// stops when all are found; `None` for absent ones, and for all of
+    /// them when this is not an object.
+    pub fn get_all<const N: usize>(
+        &self,
+        keys: [&str; N],
+    ) -> Result<[Option<Json<'a>>; N], JsonError> {
+        let mut found: [Option<Json<'a>>; N] = [None; N];
+        let mut missing = N;
         for member in self.members() {
             let (name, value) = member?;
-            if key_equals(name, key) {
-                return Ok(Some(value));
+            let slot = keys
+                .iter()
+                .position(|key| key_equals(name, key))
+                .and_then(|i| found.get_mut(i))
+                .filter(|slot| slot.is_none());
+            if let Some(slot) = slot {
+                *slot = Some(value);
+                missing -= 1;
+                if missing == 0 {
+                    break;
+                }
             }
         }
-        Ok(None)
+        Ok(found)
     }
 
     /// Decodes the value with serde; meant for small subtrees.
@@ -595,6 +617,20 @@ mod tests {
 
     fn parse(text: &str) -> Json<'_> {
         Json::parse(text.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn several_members_are_found_in_one_walk_that_stops_early() {
+        let object = Json::parse_lazy(br#"{"a": 1, "x": {}, "a": 2, "b": [3] "c" @}"#).unwrap();
+        // The first `a` wins, and the walk ends at `b`: the broken tail is
+        // never read.
+        let [b, a] = object.get_all(["b", "a"]).unwrap();
+        assert_eq!(a.and_then(|a| a.as_i64()), Some(1));
+        assert_eq!(b.map(|b| b.raw()), Some(&b"[3]"[..]));
+        // A key that is not there sends the walk to the end.
+        assert!(object.get_all(["b", "z"]).is_err());
+        let list = Json::parse(b"[1]").unwrap();
+        assert_eq!(list.get_all(["a"]).unwrap(), [None]);
     }
 
     #[test]

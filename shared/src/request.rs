@@ -121,6 +121,30 @@ fn text<'a>(path: &str, value: Option<Json<'a>>) -> Result<Cow<'a, str>, FieldEr
     }
 }
 
+/// The members `keys` of a header object such as `request.kind`; absent
+/// or `null` members and objects read as `None`.
+fn header_members<'a, const N: usize>(
+    path: &str,
+    value: Option<Json<'a>>,
+    keys: [&str; N],
+) -> Result<[Option<Json<'a>>; N], FieldError> {
+    let found = match value {
+        None => [None; N],
+        Some(json) => match json.kind() {
+            Kind::Null => [None; N],
+            Kind::Object => json.get_all(keys).map_err(|e| malformed(path, e))?,
+            other => {
+                return Err(FieldError::WrongType {
+                    path: FieldPath::parse(path),
+                    expected: "an object",
+                    found: other,
+                });
+            }
+        },
+    };
+    Ok(found.map(|member| member.filter(|json| json.kind() != Kind::Null)))
+}
+
 /// `object` itself when present; else `Missing`, named as the request names
 /// it (an object field's own path is the root).
 fn required<'a>(object: Field<'a>, name: &str) -> Result<Field<'a>, FieldError> {
@@ -232,12 +256,10 @@ impl<'a> Request<'a> {
             expected: "one of CREATE, UPDATE, DELETE, CONNECT",
             found: Kind::String,
         })?;
-        let [group, kind] = Field::under("request.kind", header.kind).members(["group", "kind"])?;
-        let [resource] = Field::under("request.resource", header.resource).members(["resource"])?;
+        let [group, kind] = header_members("request.kind", header.kind, ["group", "kind"])?;
+        let [resource] = header_members("request.resource", header.resource, ["resource"])?;
         let [username, groups] =
-            Field::under("request.userInfo", header.user_info).members(["username", "groups"])?;
-        let [group, kind, resource, username, groups] =
-            [group, kind, resource, username, groups].map(|field| field.json());
+            header_members("request.userInfo", header.user_info, ["username", "groups"])?;
         let groups = match groups {
             Some(list) if list.kind() == Kind::Array => list
                 .elements()

@@ -62,7 +62,10 @@ fn median(samples: &mut [Duration]) -> Duration {
 /// The calling thread's minor page faults so far (Linux), from the tenth
 /// field of `/proc/thread-self/stat`; `None` where that file is missing.
 fn minor_faults() -> Option<u64> {
-    let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
+    minor_faults_in(&std::fs::read_to_string("/proc/thread-self/stat").ok()?)
+}
+
+fn minor_faults_in(stat: &str) -> Option<u64> {
     // The command name may hold spaces and parentheses; fields resume after
     // the last `)`, starting with the third (state).
     let (_, fields) = stat.rsplit_once(')')?;
@@ -224,4 +227,30 @@ fn kb(bytes: usize) -> f64 {
 
 fn micros(duration: Duration) -> f64 {
     duration.as_secs_f64() * 1e6
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn minor_faults_are_the_tenth_field_whatever_the_command_name() {
+        let stat = "4242 (bench (x) y) R 1 4242 4242 0 -1 4194560 1234 0 0 0 5 1 0 0 20 0";
+        assert_eq!(minor_faults_in(stat), Some(1234));
+        assert_eq!(minor_faults_in("4242 (short"), None);
+        if std::path::Path::new("/proc/thread-self/stat").exists() {
+            let before = minor_faults().unwrap();
+            // Touch fresh pages: the count must move.
+            let pages = vec![1u8; 64 << 20];
+            std::hint::black_box(&pages);
+            assert!(minor_faults().unwrap() > before);
+        }
+    }
+
+    #[test]
+    fn mean_faults_need_every_round_counted() {
+        assert_eq!(mean(Some(10), 4), Some(2.5));
+        assert_eq!(mean(None, 4), None);
+        assert_eq!(mean(Some(1), 0), None);
+    }
 }

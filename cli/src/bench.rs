@@ -22,9 +22,9 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use host::PolicyModule;
-use host::case::{Case, case_files};
+use host::case::benchmark_case;
 use serde_json::Value;
 
 use crate::workspace::PolicyDir;
@@ -79,27 +79,6 @@ fn mean(total: Option<u64>, rounds: usize) -> Option<f64> {
     Some(f64::from(total) / f64::from(rounds))
 }
 
-fn benchmark_case(policy: &PolicyDir) -> Result<(String, Case)> {
-    let mut marked = Vec::new();
-    for file in case_files(&policy.cases_dir())? {
-        let case = Case::load(&file)?;
-        if case.benchmark {
-            let name = file
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            marked.push((name, case));
-        }
-    }
-    match marked.len() {
-        1 => marked.pop().context("benchmark case"),
-        n => bail!(
-            "{}: {n} cases are marked `benchmark: true`; mark exactly one",
-            policy.name
-        ),
-    }
-}
-
 /// Measures one policy against the floor.
 pub fn measure(
     policy: &PolicyDir,
@@ -107,7 +86,7 @@ pub fn measure(
     floor: &PolicyModule,
     rounds: usize,
 ) -> Result<Measurement> {
-    let (case_name, case) = benchmark_case(policy)?;
+    let (case_name, case) = benchmark_case(&policy.cases_dir())?;
     let module = PolicyModule::from_file(&policy.module_path(dist))?;
     let configured = module.configure(case.settings.clone())?;
     let floor_policy = floor.configure(Value::Null)?;

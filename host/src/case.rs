@@ -252,9 +252,64 @@ pub fn case_files(dir: &Path) -> Result<Vec<PathBuf>, std::io::Error> {
     Ok(files)
 }
 
+/// The case in `dir` marked `benchmark: true`, with its file stem: the
+/// request `cozystack-policies bench` times. Exactly one must be marked.
+pub fn benchmark_case(dir: &Path) -> Result<(String, Case), CaseError> {
+    let files = case_files(dir).map_err(|error| CaseError::Io {
+        path: dir.to_path_buf(),
+        error,
+    })?;
+    let mut marked = Vec::new();
+    for file in files {
+        let case = Case::load(&file)?;
+        if case.benchmark {
+            let name = file
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            marked.push((name, case));
+        }
+    }
+    <[_; 1]>::try_from(marked)
+        .map(|[only]| only)
+        .map_err(|marked| CaseError::Invalid {
+            path: dir.to_path_buf(),
+            message: format!(
+                "{} cases are marked `benchmark: true`; mark exactly one",
+                marked.len()
+            ),
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn exactly_one_case_is_the_benchmark() {
+        let dir = std::env::temp_dir().join(format!("benchmark-case-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let write = |name: &str, marked: bool| {
+            let mark = if marked { "benchmark: true\n" } else { "" };
+            let text = format!(
+                "description: {name}\nrequest: {{uid: u, operation: CREATE}}\nexpect: {{result: pass}}\n{mark}"
+            );
+            std::fs::write(dir.join(format!("{name}.yaml")), text).unwrap();
+        };
+        write("a", false);
+        let none = benchmark_case(&dir).unwrap_err().to_string();
+        assert!(
+            none.ends_with("0 cases are marked `benchmark: true`; mark exactly one"),
+            "{none}"
+        );
+        write("b", true);
+        let (name, case) = benchmark_case(&dir).unwrap();
+        assert_eq!((name.as_str(), case.description.as_str()), ("b", "b"));
+        write("c", true);
+        let two = benchmark_case(&dir).unwrap_err().to_string();
+        assert!(two.contains("2 cases are marked"), "{two}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     fn case(result: &str, message: &[&str]) -> Case {
         serde_yaml::from_str(&format!(

@@ -4,43 +4,35 @@
 //! its memory instead of running out of it.
 
 // A test: a panic is a failing assertion, not a trap in a policy-server.
-#![allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing)]
+#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
-use std::path::{Path, PathBuf};
+mod common;
 
-use host::case::{Case, case_files};
+use common::{load_module, workspace_root};
+use host::case::benchmark_case;
 use host::{AdmissionRequest, HostCapabilities, PolicyModule};
 use serde_json::{Value, json};
 
-const POLICIES: [&str; 5] = [
-    "harbor-retention",
-    "no-delete",
-    "oidc-config",
-    "securitygroup-validity",
-    "storageclass-immutable",
-];
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
+/// Every policy of the workspace, with its built module and benchmark case
+/// (a request of its own kind that it reads).
+fn policies() -> Vec<(String, PolicyModule, host::case::Case)> {
+    let root = workspace_root();
+    let mut names: Vec<String> = std::fs::read_dir(root.join("policies"))
         .unwrap()
-        .to_path_buf()
-}
-
-fn module(policy: &str) -> PolicyModule {
-    let path = root().join("dist").join(format!("{policy}.wasm"));
-    PolicyModule::from_file(&path)
-        .unwrap_or_else(|e| panic!("{}: {e}; run `make dist` first", path.display()))
-}
-
-/// The policy's benchmark case: a request of its own kind that it reads.
-fn benchmark_case(policy: &str) -> Case {
-    case_files(&root().join("policies").join(policy).join("tests/cases"))
-        .unwrap()
-        .iter()
-        .map(|file| Case::load(file).unwrap())
-        .find(|case| case.benchmark)
-        .unwrap()
+        .map(|dir| dir.unwrap().path())
+        .filter(|dir| dir.join("Cargo.toml").exists())
+        .map(|dir| dir.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .map(|name| {
+            let module = load_module(&root, &name).unwrap();
+            let dir = root.join("policies").join(&name).join("tests/cases");
+            let (_, case) = benchmark_case(&dir).unwrap();
+            (name, module, case)
+        })
+        .collect()
 }
 
 /// `request` with an annotation of `bytes` bytes on each object it carries.
@@ -61,9 +53,7 @@ fn padded(request: &Value, bytes: usize) -> AdmissionRequest {
 
 #[test]
 fn a_request_larger_than_the_initial_memory_is_judged_like_a_small_one() {
-    for policy in POLICIES {
-        let module = module(policy);
-        let case = benchmark_case(policy);
+    for (policy, module, case) in policies() {
         let configured = module.configure(case.settings.clone()).unwrap();
         let judge = |bytes| {
             configured
@@ -96,8 +86,7 @@ fn an_instance_kept_for_many_evaluations_reuses_its_memory() {
         "object": {"metadata": {"name": "big"}, "data": {"blob": "x".repeat(8 << 20)}}
     }))
     .unwrap();
-    for policy in POLICIES {
-        let module = module(policy);
+    for (policy, module, _) in policies() {
         let configured = module.configure(json!({})).unwrap();
         let payload = configured.payload(&request).unwrap();
         let instance = configured.warm_instance().unwrap();

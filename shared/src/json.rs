@@ -17,11 +17,12 @@
 //!   reached without reading the request.
 //!
 //! Skipping an object or array classifies 64 bytes at a time
-//! ([`containers`]) and counts the brackets outside strings; nothing is allocated and nothing recurses, so
-//! hostile nesting cannot exhaust the stack. The bytes come from the host,
-//! which always sends well-formed JSON; regions that are skipped are not
-//! re-validated, but malformed input never panics or loops: anything the
-//! view cannot follow is a [`JsonError`].
+//! ([`containers`]) and counts the brackets outside strings; nothing is
+//! allocated and nothing recurses, so hostile nesting cannot exhaust the
+//! stack. The bytes come from the host, which always sends well-formed
+//! JSON; regions that are skipped are not re-validated, but malformed input
+//! never panics or loops: anything the view cannot follow is a
+//! [`JsonError`].
 
 mod containers;
 

@@ -121,28 +121,23 @@ fn text<'a>(path: &str, value: Option<Json<'a>>) -> Result<Cow<'a, str>, FieldEr
     }
 }
 
-/// The members `keys` of a header object such as `request.kind`; absent
-/// or `null` members and objects read as `None`.
+/// The members `keys` of a header object such as `request.kind`; an
+/// absent or `null` object has none (a `null` member is read as absent by
+/// [`text`] and by the `groups` check).
 fn header_members<'a, const N: usize>(
     path: &str,
     value: Option<Json<'a>>,
     keys: [&str; N],
 ) -> Result<[Option<Json<'a>>; N], FieldError> {
-    let found = match value {
-        None => [None; N],
-        Some(json) => match json.kind() {
-            Kind::Null => [None; N],
-            Kind::Object => json.get_all(keys).map_err(|e| malformed(path, e))?,
-            other => {
-                return Err(FieldError::WrongType {
-                    path: FieldPath::parse(path),
-                    expected: "an object",
-                    found: other,
-                });
-            }
-        },
-    };
-    Ok(found.map(|member| member.filter(|json| json.kind() != Kind::Null)))
+    match value.map(|json| (json, json.kind())) {
+        None | Some((_, Kind::Null)) => Ok([None; N]),
+        Some((json, Kind::Object)) => json.get_all(keys).map_err(|e| malformed(path, e)),
+        Some((_, other)) => Err(FieldError::WrongType {
+            path: FieldPath::parse(path),
+            expected: "an object",
+            found: other,
+        }),
+    }
 }
 
 /// `object` itself when present; else `Missing`, named as the request names

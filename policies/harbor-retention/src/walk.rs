@@ -5,9 +5,8 @@
 //! scan and no allocation per member. It keeps its own stack instead of
 //! recursing, and stops at [`MAX_DEPTH`] levels, far beyond chart values
 //! (a Harbor spec is four levels deep), so hostile nesting is refused
-//! early. Members are visited
-//! in document order (pre-order); list elements are walked through but not
-//! visited themselves, as they have no name.
+//! early. Members are visited in document order (pre-order); list elements
+//! are walked through but not visited themselves, as they have no name.
 
 use shared::json::{Elements, Json, Kind, Members, member_name};
 use shared::{Field, FieldError, FieldPath};

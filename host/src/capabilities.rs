@@ -88,11 +88,22 @@ impl CallRecord {
                  The violation has been reported."
             ));
         }
-        match &mut self.capabilities {
+        let answer = match &mut self.capabilities {
             HostCapabilities::Denied(reason) => Err(reason.clone()),
             HostCapabilities::Replay(session) => session.answer(&request),
-        }
+        };
+        answer.map_err(|reason| callback_failure(&reason))
     }
+}
+
+/// A failed cluster read as policy-server and kwctl report it to the guest:
+/// policy-evaluator formats the `anyhow` error with `{:?}`, which appends a
+/// stack backtrace. The host does the same, so every runner hands policies
+/// the same multi-line text to make sense of.
+fn callback_failure(reason: &str) -> String {
+    format!(
+        "Callback evaluation failure: {reason}\n\nStack backtrace:\n   0: <unknown>\n   1: <unknown>"
+    )
 }
 
 /// Builds the waPC host callback around a shared call record.
@@ -155,7 +166,11 @@ mod tests {
                 payload,
             )
             .unwrap_err();
-        assert!(error.contains("offline"));
+        assert!(
+            error.starts_with("Callback evaluation failure: no cluster connection"),
+            "{error}"
+        );
+        assert!(error.contains("\n\nStack backtrace:\n"), "{error}");
         assert_eq!(record.calls.len(), 1);
     }
 

@@ -7,6 +7,7 @@
 //!   request, each addressed by the path that messages quote;
 //! - [`request`]: the admission request (operation, kind, user, objects);
 //! - [`verdict`]: findings, refusals and the SDK response;
+//! - [`warnings`]: warnings fitted to what the API server passes on;
 //! - [`message`]: message text without `core::fmt`;
 //! - [`settings`]: exact settings validation and exemptions;
 //! - [`catalogue`] and [`validators`]: platform facts and Kubernetes syntax;
@@ -26,6 +27,7 @@ pub mod request;
 pub mod settings;
 pub mod validators;
 pub mod verdict;
+pub mod warnings;
 
 pub use field::{Field, FieldError, FieldPath, Items};
 pub use kubewarden_policy_sdk as sdk;

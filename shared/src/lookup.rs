@@ -54,12 +54,15 @@ impl std::fmt::Display for LookupError {
 impl std::error::Error for LookupError {}
 
 impl LookupError {
-    /// An error from the host's message.
+    /// An error from the host's message: its first line, without the
+    /// wrappers waPC (`Host error: `) and policy-server (`Callback
+    /// evaluation failure: `, then a stack backtrace) put around the reason.
     fn from_host(message: &str) -> Self {
-        let reason = message
-            .strip_prefix("Host error: ")
-            .unwrap_or(message)
-            .trim();
+        let first = crate::warnings::one_line(message);
+        let mut reason = first.as_str();
+        for wrapper in ["Host error:", "Callback evaluation failure:"] {
+            reason = reason.strip_prefix(wrapper).unwrap_or(reason).trim();
+        }
         Self(if reason.is_empty() {
             "the host gave no reason".to_owned()
         } else {
@@ -209,6 +212,14 @@ mod tests {
         assert_eq!(
             LookupError::from_host("Host error: ").0,
             "the host gave no reason"
+        );
+        // kwctl and policy-server wrap the reason and append a backtrace.
+        assert_eq!(
+            LookupError::from_host(
+                "Host error: Callback evaluation failure: Replay error: cluster unreachable\n\nStack backtrace:\n   0: <unknown>"
+            )
+            .0,
+            "Replay error: cluster unreachable"
         );
         // Off wasm the SDK's stubs answer every call with an empty error.
         let error = Host

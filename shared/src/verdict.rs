@@ -14,9 +14,6 @@ use kubewarden_policy_sdk::wapc_guest::CallResult;
 use crate::field::{FieldError, FieldPath};
 use crate::json::{find_first, marks, marks_below};
 
-/// Kubernetes limits a warning to 256 characters and truncates beyond.
-const MAX_WARNING_CHARS: usize = 256;
-
 /// One problem at one place.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
@@ -204,17 +201,10 @@ impl Verdict {
         }
     }
 
-    /// Warnings as the apiserver passes them on: one line each, header-safe,
-    /// at most 256 characters.
+    /// Warnings as the API server passes them on ([`crate::warnings::fit`]):
+    /// one header-safe line each, a bounded number of them.
     pub fn warnings(&self) -> Vec<String> {
-        self.warning_findings()
-            .iter()
-            .map(|w| {
-                let mut json = Vec::new();
-                push_warning(&mut json, w);
-                decode_json_string(&json)
-            })
-            .collect()
+        crate::warnings::fit(self.warning_findings().iter().map(Finding::to_string))
     }
 
     fn warning_findings(&self) -> &[Finding] {
@@ -238,11 +228,11 @@ impl Verdict {
                 ..
             } => (violations, refusal.code_text()),
         };
-        let warnings = self.warning_findings();
+        let warnings = self.warnings();
         let text_len: usize = violations
             .iter()
-            .chain(warnings)
             .map(|f| f.message.len() + 64)
+            .chain(warnings.iter().map(|w| w.len() + 4))
             .sum();
         let mut out = Vec::with_capacity(128 + text_len);
         out.extend_from_slice(b"{\"accepted\":");
@@ -264,7 +254,9 @@ impl Verdict {
                 if i > 0 {
                     out.push(b',');
                 }
-                push_warning(&mut out, warning);
+                out.push(b'"');
+                push_json_escaped(&mut out, warning);
+                out.push(b'"');
             }
             out.push(b']');
         }
@@ -296,19 +288,6 @@ fn push_json_string<'f>(out: &mut Vec<u8>, findings: impl IntoIterator<Item = &'
         finding.write_json(out);
     }
     out.push(b'"');
-}
-
-/// Appends one warning as a JSON string literal, cut to the Kubernetes
-/// limit of 256 characters.
-fn push_warning(out: &mut Vec<u8>, warning: &Finding) {
-    let line = decode_json_string(&json_string([warning]));
-    if line.chars().count() <= MAX_WARNING_CHARS {
-        push_json_string(out, [warning]);
-        return;
-    }
-    let mut cut: String = line.chars().take(MAX_WARNING_CHARS - 1).collect();
-    cut.push('…');
-    push_json_string(out, [&Finding::new(FieldPath::root(), cut)]);
 }
 
 /// Appends `text` escaped for the inside of a JSON string, on one line:
@@ -424,7 +403,7 @@ mod tests {
         review.warning(FieldPath::root(), "é".repeat(400));
         let warnings = review.verdict(Refusal::Invalid).warnings();
         assert_eq!(warnings[0].chars().count(), 256);
-        assert!(warnings[0].ends_with('…'));
+        assert!(warnings[0].ends_with("..."));
     }
 
     #[test]

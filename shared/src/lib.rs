@@ -81,7 +81,7 @@ macro_rules! policy {
         }
 
         fn __policy_validate_settings(payload: &[u8]) -> $crate::sdk::wapc_guest::CallResult {
-            $crate::settings::validate_settings::<$settings>(payload)
+            $crate::settings::validate_settings::<$settings>(env!("CARGO_PKG_NAME"), payload)
         }
 
         /// waPC entry point: registers the policy's handlers.

@@ -81,7 +81,7 @@ fn settings_error(error: &serde_json::Error) -> String {
         Some(at) => text.get(..at).unwrap_or(&text),
         None => &text,
     };
-    format!("settings: {trimmed}")
+    trimmed.to_owned()
 }
 
 /// Decodes and validates settings, with messages fit for an operator.
@@ -91,12 +91,19 @@ pub fn check<S: DeserializeOwned + Validatable>(payload: &[u8]) -> Result<S, Str
     Ok(settings)
 }
 
-/// The waPC `validate_settings` function for settings type `S`.
-pub fn validate_settings<S: DeserializeOwned + Validatable>(payload: &[u8]) -> CallResult {
+/// The waPC `validate_settings` function of `policy` for settings type `S`.
+/// A refusal names the policy: policy-server stops at start-up with this
+/// message and nothing else says which of its policies was refused.
+pub fn validate_settings<S: DeserializeOwned + Validatable>(
+    policy: &str,
+    payload: &[u8],
+) -> CallResult {
     let outcome = check::<S>(payload);
     let response = SettingsValidationResponse {
         valid: outcome.is_ok(),
-        message: outcome.err(),
+        message: outcome
+            .err()
+            .map(|problem| format!("{policy} settings: {problem}")),
     };
     Ok(serde_json::to_vec(&response)?)
 }
@@ -120,7 +127,10 @@ mod tests {
     }
 
     fn answer(settings: &str) -> SettingsValidationResponse {
-        serde_json::from_slice(&validate_settings::<Example>(settings.as_bytes()).unwrap()).unwrap()
+        serde_json::from_slice(
+            &validate_settings::<Example>("example", settings.as_bytes()).unwrap(),
+        )
+        .unwrap()
     }
 
     #[test]
@@ -129,7 +139,7 @@ mod tests {
         assert!(!typo.valid);
         assert_eq!(
             typo.message.unwrap(),
-            "settings: unknown field `exemption`, expected `exemptions`"
+            "example settings: unknown field `exemption`, expected `exemptions`"
         );
         let nested = answer(r#"{"exemptions": {"user": ["a"]}}"#);
         assert!(nested.message.unwrap().contains("unknown field `user`"));
@@ -144,7 +154,7 @@ mod tests {
         assert!(
             bad.message
                 .unwrap()
-                .starts_with("exemptions.serviceAccounts[0]")
+                .starts_with("example settings: exemptions.serviceAccounts[0]")
         );
         assert!(!answer(r#"{"exemptions": {"groups": [""]}}"#).valid);
         assert!(

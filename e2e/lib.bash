@@ -8,12 +8,16 @@ run_case() {
     skip "kwctl is not on PATH"
   fi
   local dir="$BATS_TEST_TMPDIR/case"
-  "$E2E_CLI" case-files "$case_file" "$dir"
+  "$E2E_CLI" case-files --runner "$E2E_LABEL" "$case_file" "$dir"
   local result args
   result=$(jq -r .result "$dir/expect.json")
   args=(run --request-path "$dir/request.json" --settings-path "$dir/settings.json")
   if [ -f "$dir/session.yml" ]; then
     args+=(--allow-context-aware --replay-host-capabilities-interactions "$dir/session.yml")
+  fi
+  # kwctl would wait for Sigstore's trust root on the network otherwise.
+  if [ "$E2E_LABEL" = kwctl ] && [ -n "${SIGSTORE_TRUST_CONFIG:-}" ]; then
+    args+=(--sigstore-trust-config "$SIGSTORE_TRUST_CONFIG")
   fi
   args+=("$E2E_ROOT/dist/$policy.wasm")
   # shellcheck disable=SC2086 # E2E_RUNNER may be "command subcommand"

@@ -4,11 +4,11 @@
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use host::case::Case;
+use host::case::{Case, Runner};
 
 /// Writes `request.json`, `settings.json`, `session.yml` (when the case has
-/// one) and `expect.json` into `out`.
-pub fn export(case_path: &Path, out: &Path) -> Result<()> {
+/// one) and `expect.json` (what `runner` must answer) into `out`.
+pub fn export(case_path: &Path, out: &Path, runner: Runner) -> Result<()> {
     let case = Case::load(case_path)?;
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let write = |name: &str, contents: String| {
@@ -25,6 +25,9 @@ pub fn export(case_path: &Path, out: &Path) -> Result<()> {
     if !case.session.is_empty() {
         write("session.yml", serde_yaml::to_string(&case.session)?)?;
     }
-    write("expect.json", serde_json::to_string_pretty(&case.expect)?)?;
+    write(
+        "expect.json",
+        serde_json::to_string_pretty(case.expectation(runner))?,
+    )?;
     Ok(())
 }

@@ -116,7 +116,13 @@ enum Command {
     /// metadata) to save as deploy/bundle/policies/<policy>.yaml.
     ScaffoldDeploy { policy: String },
     /// Split a case file into the files `kwctl run` takes (for e2e/kwctl.bats).
-    CaseFiles { case: PathBuf, out: PathBuf },
+    CaseFiles {
+        case: PathBuf,
+        out: PathBuf,
+        /// Whose expectation to write: host, kwctl or policy-server.
+        #[arg(long, default_value = "kwctl")]
+        runner: host::case::Runner,
+    },
     /// Evaluate one request with one module through the host, with the flags
     /// and output of `kwctl run` (e2e/kwctl.bats uses it to check itself
     /// where kwctl is not installed).
@@ -305,8 +311,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::CaseFiles { case, out } => {
-            case_export::export(&resolve(root, &case), &resolve(root, &out))?;
+        Command::CaseFiles { case, out, runner } => {
+            case_export::export(&resolve(root, &case), &resolve(root, &out), runner)?;
             Ok(ExitCode::SUCCESS)
         }
     }

@@ -11,15 +11,22 @@
 //!   message: [Deletion blocked] # fragments the rejection (or settings) message must contain
 //!   warnings: []               # fragments, each found in some warning
 //!   hostCalls: 1               # optional, capability calls the policy must make
+//! runners:                     # optional, where one runner answers otherwise
+//!   policy-server:
+//!     because: it has no cluster and cannot replay the session
+//!     result: warn
+//!     warnings: [existence not checked]
 //! ```
 //!
 //! The results borrow the vocabulary of `kyverno test` and the `kwctl test`
 //! proposal: `pass` (allowed, no warnings), `warn` (allowed with
 //! warnings), `fail` (rejected), `skip` (the policy's rules do not match
-//! the request, so a cluster never sends it; the policy must still allow
-//! it, as `kwctl run` would call it anyway), and `invalid-settings`
+//! the request, so a cluster's webhook never sends it; the policy must still
+//! allow it, as `kwctl run` and audit-scanner call it anyway, with exactly
+//! the warnings listed, if any), and `invalid-settings`
 //! (`validate_settings` refuses the settings).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -39,6 +46,48 @@ pub enum Outcome {
     Fail,
     Skip,
     InvalidSettings,
+}
+
+/// What evaluates a case: our host, Kubewarden's `kwctl run`, or
+/// Kubewarden's policy-server over HTTP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Runner {
+    Host,
+    Kwctl,
+    PolicyServer,
+}
+
+impl Runner {
+    /// The name cases and suites use (`policy-server`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Runner::Host => "host",
+            Runner::Kwctl => "kwctl",
+            Runner::PolicyServer => "policy-server",
+        }
+    }
+}
+
+impl std::str::FromStr for Runner {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        [Runner::Host, Runner::Kwctl, Runner::PolicyServer]
+            .into_iter()
+            .find(|runner| runner.name() == name)
+            .ok_or_else(|| format!("unknown runner {name:?}: host, kwctl or policy-server"))
+    }
+}
+
+/// What one runner answers instead of the case's `expect`, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RunnerExpectation {
+    /// Why this runner differs (it has no cluster, it refuses the body...).
+    pub because: String,
+    #[serde(flatten)]
+    pub expect: Expectation,
 }
 
 /// The expectation block of a case.
@@ -67,6 +116,9 @@ pub struct Case {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub session: Vec<SessionEntry>,
     pub expect: Expectation,
+    /// Runners that answer otherwise than `expect` says.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub runners: BTreeMap<Runner, RunnerExpectation>,
     /// Marks the request `cozystack-policies bench` times for this policy
     /// (one case per policy).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -109,23 +161,25 @@ impl Case {
     }
 
     /// A case must assert something that can fail: rejections and refused
-    /// settings name message fragments, warnings name warning fragments.
+    /// settings name message fragments, warnings name warning fragments;
+    /// the same holds for every runner's own expectation.
     fn check(&self) -> Result<(), String> {
-        let expect = &self.expect;
-        match expect.result {
-            Outcome::Fail | Outcome::InvalidSettings if expect.message.is_empty() => {
-                Err("a `fail` or `invalid-settings` case must list message fragments".to_owned())
+        check_expectation(&self.expect)?;
+        for (runner, own) in &self.runners {
+            check_expectation(&own.expect)
+                .map_err(|e| format!("runners.{}: {e}", runner.name()))?;
+            if own.because.trim().is_empty() {
+                return Err(format!("runners.{}: say `because`", runner.name()));
             }
-            Outcome::Warn if expect.warnings.is_empty() => {
-                Err("a `warn` case must list warning fragments".to_owned())
-            }
-            Outcome::Pass | Outcome::Skip
-                if !expect.warnings.is_empty() || !expect.message.is_empty() =>
-            {
-                Err("a `pass` or `skip` case has no message or warnings to match".to_owned())
-            }
-            _ => Ok(()),
         }
+        Ok(())
+    }
+
+    /// What `runner` must answer: its own expectation, or the case's.
+    pub fn expectation(&self, runner: Runner) -> &Expectation {
+        self.runners
+            .get(&runner)
+            .map_or(&self.expect, |own| &own.expect)
     }
 
     /// The request, as the host forwards it.
@@ -133,21 +187,23 @@ impl Case {
         AdmissionRequest::from_value(self.request.clone()).map_err(|e| e.to_string())
     }
 
-    /// Runs the case against a module; `Err` says what differed.
+    /// Runs the case against a module through our host; `Err` says what
+    /// differed.
     pub fn run(&self, module: &PolicyModule) -> Result<(), String> {
+        let expect = self.expectation(Runner::Host);
         let policy = match module.configure(self.settings.clone()) {
             Ok(policy) => policy,
             Err(HostError::InvalidSettings { message }) => {
-                return match self.expect.result {
+                return match expect.result {
                     Outcome::InvalidSettings => {
-                        contains_all("settings message", &message, &self.expect.message)
+                        contains_all("settings message", &message, &expect.message)
                     }
                     _ => Err(format!("settings were refused: {message}")),
                 };
             }
             Err(other) => return Err(other.to_string()),
         };
-        if self.expect.result == Outcome::InvalidSettings {
+        if expect.result == Outcome::InvalidSettings {
             return Err(
                 "settings were accepted, but the case expects them to be refused".to_owned(),
             );
@@ -155,7 +211,7 @@ impl Case {
         let request = self.admission_request()?;
         let session = Session::from_entries(&self.session).map_err(|e| e.to_string())?;
         let evaluation = policy.evaluate(&request, HostCapabilities::Replay(session));
-        if let Some(expected) = self.expect.host_calls
+        if let Some(expected) = expect.host_calls
             && evaluation.host_calls.len() != expected
         {
             return Err(format!(
@@ -175,62 +231,116 @@ impl Case {
             ));
         }
         let matches_rules = module.metadata().is_none_or(|m| m.matches(&request));
-        self.judge(&evaluation.response, matches_rules)
+        judge(expect, &evaluation.response, matches_rules)
     }
+}
 
-    fn judge(&self, response: &AdmissionResponse, matches_rules: bool) -> Result<(), String> {
-        let expect = &self.expect;
-        let warnings = response.warnings();
-        let message = response.message().unwrap_or_default();
-        let describe = || {
-            format!(
-                "allowed={} code={:?} message={message:?} warnings={warnings:?}",
-                response.allowed,
-                response.code()
-            )
-        };
-        match expect.result {
-            Outcome::Pass | Outcome::Skip | Outcome::Warn if !response.allowed => {
-                return Err(format!(
-                    "expected the request to be allowed, got {}",
-                    describe()
-                ));
-            }
-            Outcome::Fail if response.allowed => {
-                return Err(format!("expected a rejection, got {}", describe()));
-            }
-            Outcome::Pass | Outcome::Skip if !warnings.is_empty() => {
-                return Err(format!("expected no warnings, got {}", describe()));
-            }
-            Outcome::Warn if warnings.is_empty() => {
-                return Err(format!("expected warnings, got {}", describe()));
-            }
-            _ => {}
+/// Whether `response` is what `expect` says; `matches_rules` tells whether
+/// the policy's rules match the request (a `skip` case must not). Every
+/// response's warnings must also fit what the API server passes on.
+pub fn judge(
+    expect: &Expectation,
+    response: &AdmissionResponse,
+    matches_rules: bool,
+) -> Result<(), String> {
+    let warnings = response.warnings();
+    check_warning_limits(warnings)?;
+    let message = response.message().unwrap_or_default();
+    let describe = || {
+        format!(
+            "allowed={} code={:?} message={message:?} warnings={warnings:?}",
+            response.allowed,
+            response.code()
+        )
+    };
+    match expect.result {
+        Outcome::Pass | Outcome::Skip | Outcome::Warn if !response.allowed => {
+            return Err(format!(
+                "expected the request to be allowed, got {}",
+                describe()
+            ));
         }
-        match (expect.result, matches_rules) {
-            (Outcome::Skip, true) => {
-                return Err("expected the policy's rules not to match this request".to_owned());
-            }
-            (Outcome::Pass | Outcome::Warn | Outcome::Fail, false) => {
-                return Err(
-                    "the policy's rules do not match this request: the case should expect `skip`"
-                        .to_owned(),
-                );
-            }
-            _ => {}
+        Outcome::Fail if response.allowed => {
+            return Err(format!("expected a rejection, got {}", describe()));
         }
-        if let Some(code) = expect.code
-            && response.code() != Some(code)
-        {
-            return Err(format!("expected code {code}, got {}", describe()));
+        Outcome::Pass | Outcome::Skip if expect.warnings.is_empty() && !warnings.is_empty() => {
+            return Err(format!("expected no warnings, got {}", describe()));
         }
-        contains_all("message", message, &expect.message)?;
-        for fragment in &expect.warnings {
-            if !warnings.iter().any(|w| w.contains(fragment.as_str())) {
-                return Err(format!("no warning contains {fragment:?}: {}", describe()));
-            }
+        Outcome::Warn if warnings.is_empty() => {
+            return Err(format!("expected warnings, got {}", describe()));
         }
-        Ok(())
+        _ => {}
+    }
+    match (expect.result, matches_rules) {
+        (Outcome::Skip, true) => {
+            return Err("expected the policy's rules not to match this request".to_owned());
+        }
+        (Outcome::Pass | Outcome::Warn | Outcome::Fail, false) => {
+            return Err(
+                "the policy's rules do not match this request: the case should expect `skip`"
+                    .to_owned(),
+            );
+        }
+        _ => {}
+    }
+    if let Some(code) = expect.code
+        && response.code() != Some(code)
+    {
+        return Err(format!("expected code {code}, got {}", describe()));
+    }
+    contains_all("message", message, &expect.message)?;
+    for fragment in &expect.warnings {
+        if !warnings.iter().any(|w| w.contains(fragment.as_str())) {
+            return Err(format!("no warning contains {fragment:?}: {}", describe()));
+        }
+    }
+    Ok(())
+}
+
+/// Whether a response's warnings are what the API server passes on
+/// unchanged (`shared::warnings`): few enough, one header-safe line each.
+fn check_warning_limits(warnings: &[String]) -> Result<(), String> {
+    use shared::warnings::{MAX_CHARS, MAX_TOTAL_CHARS, MAX_WARNINGS};
+    if warnings.len() > MAX_WARNINGS {
+        return Err(format!(
+            "{} warnings, more than {MAX_WARNINGS}",
+            warnings.len()
+        ));
+    }
+    let total: usize = warnings.iter().map(|w| w.chars().count()).sum();
+    if total > MAX_TOTAL_CHARS {
+        return Err(format!(
+            "{total} characters of warnings, more than {MAX_TOTAL_CHARS}"
+        ));
+    }
+    match warnings
+        .iter()
+        .find(|w| w.chars().count() > MAX_CHARS || !w.bytes().all(|b| (b' '..=b'~').contains(&b)))
+    {
+        Some(bad) => Err(format!(
+            "warning is longer than {MAX_CHARS} characters or not header-safe: {bad:?}"
+        )),
+        None => Ok(()),
+    }
+}
+
+/// A case must assert something that can fail: rejections and refused
+/// settings name message fragments, warnings name warning fragments.
+fn check_expectation(expect: &Expectation) -> Result<(), String> {
+    match expect.result {
+        Outcome::Fail | Outcome::InvalidSettings if expect.message.is_empty() => {
+            Err("a `fail` or `invalid-settings` case must list message fragments".to_owned())
+        }
+        Outcome::Warn if expect.warnings.is_empty() => {
+            Err("a `warn` case must list warning fragments".to_owned())
+        }
+        Outcome::Pass if !expect.warnings.is_empty() || !expect.message.is_empty() => {
+            Err("a `pass` case has no message or warnings to match".to_owned())
+        }
+        Outcome::Skip if !expect.message.is_empty() => {
+            Err("a `skip` case has no message to match".to_owned())
+        }
+        _ => Ok(()),
     }
 }
 
@@ -336,27 +446,79 @@ mod tests {
     fn cases_that_assert_nothing_are_refused() {
         assert!(case("fail", &[]).check().is_err());
         assert!(case("pass", &["x"]).check().is_err());
+        assert!(case("skip", &["x"]).check().is_err());
         assert!(case("fail", &["x"]).check().is_ok());
+    }
+
+    #[test]
+    fn runners_may_answer_otherwise_and_must_say_why() {
+        let text = "description: x\nrequest: {}\nexpect: {result: pass}\nruners: {}\n";
+        assert!(
+            serde_yaml::from_str::<Case>(text).is_err(),
+            "typos are refused"
+        );
+        let text = "description: x\nrequest: {}\nexpect: {result: pass}\nrunners:\n  policy-server:\n    because: no cluster\n    result: warn\n    warnings: [not checked]\n";
+        let case: Case = serde_yaml::from_str(text).unwrap();
+        assert!(case.check().is_ok());
+        assert_eq!(case.expectation(Runner::Host).result, Outcome::Pass);
+        assert_eq!(case.expectation(Runner::Kwctl).result, Outcome::Pass);
+        assert_eq!(case.expectation(Runner::PolicyServer).result, Outcome::Warn);
+        let silent = text.replace("    warnings: [not checked]\n", "");
+        let case: Case = serde_yaml::from_str(&silent).unwrap();
+        assert!(
+            case.check()
+                .unwrap_err()
+                .starts_with("runners.policy-server: a `warn` case")
+        );
+        let unexplained = text.replace("no cluster", "' '");
+        let case: Case = serde_yaml::from_str(&unexplained).unwrap();
+        assert_eq!(
+            case.check().unwrap_err(),
+            "runners.policy-server: say `because`"
+        );
+        assert_eq!("policy-server".parse::<Runner>(), Ok(Runner::PolicyServer));
+        assert!("kubectl".parse::<Runner>().is_err());
+    }
+
+    #[test]
+    fn warnings_must_fit_what_the_api_server_passes_on() {
+        let warn = case("warn", &[]);
+        let mut expect = warn.expect.clone();
+        expect.warnings = vec!["w".to_owned()];
+        assert!(judge(&expect, &response(true, None, &["w"]), true).is_ok());
+        let long = "w".repeat(257);
+        assert!(judge(&expect, &response(true, None, &[&long]), true).is_err());
+        assert!(
+            judge(
+                &expect,
+                &response(true, None, &["w\nStack backtrace"]),
+                true
+            )
+            .is_err()
+        );
+        let many = ["w"; 11];
+        assert!(judge(&expect, &response(true, None, &many), true).is_err());
     }
 
     #[test]
     fn judges_each_outcome() {
         let fail = case("fail", &["blocked"]);
         assert!(
-            fail.judge(&response(false, Some("Deletion blocked"), &[]), true)
-                .is_ok()
+            judge(
+                &fail.expect,
+                &response(false, Some("Deletion blocked"), &[]),
+                true
+            )
+            .is_ok()
         );
-        assert!(
-            fail.judge(&response(false, Some("other"), &[]), true)
-                .is_err()
-        );
-        assert!(fail.judge(&response(true, None, &[]), true).is_err());
+        assert!(judge(&fail.expect, &response(false, Some("other"), &[]), true).is_err());
+        assert!(judge(&fail.expect, &response(true, None, &[]), true).is_err());
         let pass = case("pass", &[]);
-        assert!(pass.judge(&response(true, None, &[]), true).is_ok());
-        assert!(pass.judge(&response(true, None, &["w"]), true).is_err());
-        assert!(pass.judge(&response(true, None, &[]), false).is_err());
+        assert!(judge(&pass.expect, &response(true, None, &[]), true).is_ok());
+        assert!(judge(&pass.expect, &response(true, None, &["w"]), true).is_err());
+        assert!(judge(&pass.expect, &response(true, None, &[]), false).is_err());
         let skip = case("skip", &[]);
-        assert!(skip.judge(&response(true, None, &[]), false).is_ok());
-        assert!(skip.judge(&response(true, None, &[]), true).is_err());
+        assert!(judge(&skip.expect, &response(true, None, &[]), false).is_ok());
+        assert!(judge(&skip.expect, &response(true, None, &[]), true).is_err());
     }
 }

@@ -126,9 +126,7 @@ pub fn check(
                     }
                 }
             }
-            Err(error) => {
-                review.warning(first.list.path(), format!("existence not checked: {error}"))
-            }
+            Err(error) => not_checked(review, first.list.path(), "applications", namespace, &error),
         }
     }
     if let Some(first) = groups.first() {
@@ -154,9 +152,30 @@ pub fn check(
                     }
                 }
             }
-            Err(error) => {
-                review.warning(first.list.path(), format!("existence not checked: {error}"))
-            }
+            Err(error) => not_checked(
+                review,
+                first.list.path(),
+                "SecurityGroups",
+                namespace,
+                &error,
+            ),
         }
     }
+}
+
+/// Records that the `what` of `namespace` could not be listed: the static
+/// verdict stands, and the warning says why, in the host's own words.
+fn not_checked(
+    review: &mut Review,
+    path: FieldPath,
+    what: &str,
+    namespace: &str,
+    error: &LookupError,
+) {
+    let reason = if namespace.is_empty() {
+        error.to_string()
+    } else {
+        format!("cannot list the {what} of {namespace}: {error}")
+    };
+    review.warning(path, format!("existence not checked: {reason}"));
 }

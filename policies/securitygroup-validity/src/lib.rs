@@ -237,8 +237,8 @@ mod tests {
         assert_eq!(
             verdict.warnings(),
             vec![
-                "spec.attachments: existence not checked: Policy has not been granted access",
-                "spec.ingress[0].fromSG: existence not checked: no cluster",
+                "spec.attachments: existence not checked: cannot list the applications of tenant-foo: Policy has not been granted access",
+                "spec.ingress[0].fromSG: existence not checked: cannot list the SecurityGroups of tenant-foo: no cluster",
             ]
         );
         let unreadable = FakeCluster {

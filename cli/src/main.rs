@@ -3,6 +3,7 @@
 
 mod artifacthub;
 mod bench;
+mod bench_server;
 mod case_export;
 mod check;
 mod deploy;
@@ -72,6 +73,28 @@ enum Command {
         /// The floor module, built with the policies' profile.
         #[arg(long, default_value = "target/wasm32-wasip1/policy/floor_policy.wasm")]
         floor: PathBuf,
+        /// Only these policies.
+        policies: Vec<String>,
+    },
+    /// Throughput and latency through Kubewarden's own policy-server, each
+    /// policy next to the accept-all floor, under load from `hey`.
+    BenchServer {
+        /// Seconds of load per module and round.
+        #[arg(long, default_value_t = 5.0)]
+        seconds: f64,
+        #[arg(long, default_value_t = 3)]
+        rounds: usize,
+        /// Concurrent connections.
+        #[arg(long, default_value_t = 8)]
+        concurrency: usize,
+        #[arg(long, default_value = "dist")]
+        dist: PathBuf,
+        /// The floor module, built with the policies' profile.
+        #[arg(long, default_value = "target/wasm32-wasip1/policy/floor_policy.wasm")]
+        floor: PathBuf,
+        /// A Sigstore trust configuration for policy-server (offline start).
+        #[arg(long, env = "SIGSTORE_TRUST_CONFIG")]
+        sigstore_trust_config: Option<PathBuf>,
         /// Only these policies.
         policies: Vec<String>,
     },
@@ -232,6 +255,33 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 .map(|policy| bench::measure(policy, &dist, &floor, rounds))
                 .collect::<Result<Vec<_>>>()?;
             print!("{}", bench::render(&measurements, floor.size(), rounds));
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::BenchServer {
+            seconds,
+            rounds,
+            concurrency,
+            dist,
+            floor,
+            sigstore_trust_config,
+            policies,
+        } => {
+            let setup = bench_server::Setup {
+                policy_server: host::policy_server::find_program("policy-server")
+                    .context("policy-server is not on PATH: `make setup` installs it")?,
+                trust_config: sigstore_trust_config,
+                dist: resolve(root, &dist),
+                floor: resolve(root, &floor),
+                work: root.join("target/bench-server"),
+            };
+            let load = bench_server::Load {
+                duration: std::time::Duration::from_secs_f64(seconds),
+                rounds,
+                concurrency,
+            };
+            let selected = workspace::select(workspace::policies(root)?, &policies)?;
+            let report = bench_server::measure(&selected, &setup, &load)?;
+            print!("{}", bench_server::render(&report));
             Ok(ExitCode::SUCCESS)
         }
         Command::Run {

@@ -4,13 +4,15 @@
 //! Kubewarden's policy-evaluator uses, validates settings before anything
 //! else, runs each evaluation in a fresh instance, answers host calls from
 //! recorded kwctl sessions, and turns traps into the 500 rejections a
-//! policy-server would send.
+//! policy-server would send. [`policy_server`] starts Kubewarden's own
+//! policy-server on loopback, so the same cases are also judged by it.
 
 pub mod admission;
 mod capabilities;
 pub mod case;
 pub mod metadata;
 pub mod policy;
+pub mod policy_server;
 pub mod replay;
 pub mod wasm_sections;
 

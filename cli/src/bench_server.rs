@@ -1,0 +1,357 @@
+//! `bench-server`: what a user waits for. Kubewarden's own policy-server
+//! serves the accept-all floor module and every policy, each on the
+//! policy's benchmark request, under load from `hey`; floor and policy
+//! take turns, so both see the same machine. Reported per policy: requests
+//! per second, p50 and p99 for floor and policy, the ratio of their
+//! throughputs, and the server's resident memory.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use host::Metadata;
+use host::case::{Runner, benchmark_case, judge};
+use host::policy_server::{
+    PolicyEntry, PolicyServer, ServerConfig, admission_review, find_program,
+};
+
+use crate::workspace::PolicyDir;
+
+/// How the load is generated.
+#[derive(Debug, Clone)]
+pub struct Load {
+    /// Each module's share of one round.
+    pub duration: Duration,
+    /// Rounds; each runs the floor and every policy once.
+    pub rounds: usize,
+    /// Concurrent connections (`hey -c`).
+    pub concurrency: usize,
+}
+
+/// What `hey` measured in one run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Run {
+    pub requests_per_second: f64,
+    pub p50: Duration,
+    pub p99: Duration,
+}
+
+/// Medians over the rounds for one module.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Figures {
+    pub requests_per_second: f64,
+    pub p50: Duration,
+    pub p99: Duration,
+}
+
+/// One policy next to the floor.
+#[derive(Debug)]
+pub struct Measurement {
+    pub policy: String,
+    pub case: String,
+    pub floor: Figures,
+    pub figures: Figures,
+}
+
+impl Measurement {
+    /// Throughput of the policy over the floor's.
+    pub fn ratio(&self) -> f64 {
+        self.figures.requests_per_second / self.floor.requests_per_second.max(f64::MIN_POSITIVE)
+    }
+}
+
+/// Reads `hey`'s summary: `Requests/sec:` and the 50 % and 99 % lines of
+/// the latency distribution. Fails unless every response was a 200.
+pub fn parse_hey(output: &str) -> Result<Run> {
+    let field = |prefix: &str| {
+        output
+            .lines()
+            .map(str::trim)
+            .find_map(|line| line.strip_prefix(prefix))
+            .map(str::trim)
+    };
+    let seconds = |percent: &str| -> Result<Duration> {
+        let text = field(&format!("{percent}% in "))
+            .and_then(|rest| rest.strip_suffix("secs"))
+            .with_context(|| format!("no {percent}% latency in hey's output:\n{output}"))?;
+        let value: f64 = text.trim().parse().context("hey's latency")?;
+        Ok(Duration::from_secs_f64(value))
+    };
+    let requests_per_second = field("Requests/sec:")
+        .with_context(|| format!("no Requests/sec in hey's output:\n{output}"))?
+        .parse()
+        .context("hey's Requests/sec")?;
+    let statuses: Vec<&str> = output
+        .lines()
+        .map(str::trim)
+        .filter(|line| line.starts_with('[') && line.contains("responses"))
+        .collect();
+    if statuses.is_empty() || statuses.iter().any(|line| !line.starts_with("[200]")) {
+        bail!("not every response was a 200:\n{output}");
+    }
+    if output.contains("Error distribution:") {
+        bail!("hey saw errors:\n{output}");
+    }
+    Ok(Run {
+        requests_per_second,
+        p50: seconds("50")?,
+        p99: seconds("99")?,
+    })
+}
+
+fn median_by<T: Copy>(values: &[T], key: impl Fn(&T) -> f64) -> f64 {
+    let mut keys: Vec<f64> = values.iter().map(key).collect();
+    keys.sort_by(f64::total_cmp);
+    keys.get(keys.len() / 2).copied().unwrap_or_default()
+}
+
+/// Medians of each figure over the runs.
+pub fn summarise(runs: &[Run]) -> Figures {
+    Figures {
+        requests_per_second: median_by(runs, |r| r.requests_per_second),
+        p50: Duration::from_secs_f64(median_by(runs, |r| r.p50.as_secs_f64())),
+        p99: Duration::from_secs_f64(median_by(runs, |r| r.p99.as_secs_f64())),
+    }
+}
+
+/// The floor module, annotated so that policy-server loads it: it matches
+/// everything and reads nothing.
+fn annotated_floor(floor: &Path, out: &Path) -> Result<PathBuf> {
+    let wasm = std::fs::read(floor)
+        .with_context(|| format!("reading {}; run `make dist` first", floor.display()))?;
+    let metadata: Metadata = serde_yaml::from_str(
+        "rules: [{apiGroups: ['*'], apiVersions: ['*'], resources: ['*'], operations: ['*']}]\n\
+         mutating: false\n\
+         annotations: {io.kubewarden.policy.title: floor}\n",
+    )?;
+    let annotated = metadata.annotate(&wasm, None)?;
+    let path = out.join("floor.wasm");
+    std::fs::write(&path, annotated).with_context(|| format!("writing {}", path.display()))?;
+    Ok(path)
+}
+
+/// One `hey` run against `url` with `body`.
+fn hey(hey: &Path, url: &str, body: &Path, load: &Load) -> Result<Run> {
+    let output = Command::new(hey)
+        .arg("-z")
+        .arg(format!("{}ms", load.duration.as_millis()))
+        .args(["-c", &load.concurrency.to_string()])
+        .args(["-m", "POST", "-T", "application/json", "-D"])
+        .arg(body)
+        .arg(url)
+        .output()
+        .with_context(|| format!("running {}", hey.display()))?;
+    if !output.status.success() {
+        bail!("hey failed: {}", String::from_utf8_lossy(&output.stderr));
+    }
+    parse_hey(&String::from_utf8_lossy(&output.stdout))
+}
+
+/// The server's binary and settings, and where to work.
+#[derive(Debug, Clone)]
+pub struct Setup {
+    pub policy_server: PathBuf,
+    pub trust_config: Option<PathBuf>,
+    pub dist: PathBuf,
+    pub floor: PathBuf,
+    pub work: PathBuf,
+}
+
+/// What the whole run measured.
+#[derive(Debug)]
+pub struct Report {
+    pub measurements: Vec<Measurement>,
+    pub resident_start_kib: Option<u64>,
+    pub resident_end_kib: Option<u64>,
+    pub load: Load,
+}
+
+/// Starts one server with the floor and `policies`, checks that each
+/// benchmark request gets the case's verdict, then loads floor and policy in
+/// turns.
+pub fn measure(policies: &[PolicyDir], setup: &Setup, load: &Load) -> Result<Report> {
+    let hey_path = find_program("hey").context("hey is not on PATH (Debian package hey)")?;
+    std::fs::create_dir_all(&setup.work)
+        .with_context(|| format!("creating {}", setup.work.display()))?;
+    let floor = annotated_floor(&setup.floor, &setup.work)?;
+    let mut entries = BTreeMap::from([(
+        "floor".to_owned(),
+        PolicyEntry::new(&floor, serde_json::json!({})),
+    )]);
+    let mut bodies = Vec::new();
+    for policy in policies {
+        let (name, case) = benchmark_case(&policy.cases_dir())?;
+        let settings = if case.settings.is_null() {
+            serde_json::json!({})
+        } else {
+            case.settings.clone()
+        };
+        let mut entry = PolicyEntry::new(&policy.module_path(&setup.dist), settings);
+        entry.context_aware_resources = policy.metadata()?.context_aware_resources;
+        entries.insert(policy.name.clone(), entry);
+        let body = setup.work.join(format!("{}.json", policy.name));
+        std::fs::write(&body, serde_json::to_vec(&admission_review(&case.request))?)?;
+        bodies.push((policy, name, case, body));
+    }
+    let config = ServerConfig {
+        binary: setup.policy_server.clone(),
+        policies: entries,
+        trust_config: setup.trust_config.clone(),
+        workers: None,
+    };
+    let server = PolicyServer::start(&config, &setup.work.join("server"))?;
+    let resident_start_kib = server.resident_kib();
+    for (policy, _, case, body) in &bodies {
+        let answer = server.post(&policy.name, &std::fs::read(body)?)?;
+        let response = answer.response().map_err(anyhow::Error::msg)?;
+        let request = case.admission_request().map_err(anyhow::Error::msg)?;
+        let matches_rules = policy.metadata()?.matches(&request);
+        judge(
+            case.expectation(Runner::PolicyServer),
+            &response,
+            matches_rules,
+        )
+        .map_err(|e| {
+            anyhow::anyhow!(
+                "{}: policy-server does not judge the benchmark request as its case says: {e}",
+                policy.name
+            )
+        })?;
+    }
+    let mut measurements = Vec::new();
+    for (policy, case_name, _, body) in &bodies {
+        let (mut floor_runs, mut policy_runs) = (Vec::new(), Vec::new());
+        for round in 0..load.rounds {
+            let floor_url = server.validate_url("floor");
+            let policy_url = server.validate_url(&policy.name);
+            if round % 2 == 0 {
+                floor_runs.push(hey(&hey_path, &floor_url, body, load)?);
+                policy_runs.push(hey(&hey_path, &policy_url, body, load)?);
+            } else {
+                policy_runs.push(hey(&hey_path, &policy_url, body, load)?);
+                floor_runs.push(hey(&hey_path, &floor_url, body, load)?);
+            }
+        }
+        measurements.push(Measurement {
+            policy: policy.name.clone(),
+            case: case_name.clone(),
+            floor: summarise(&floor_runs),
+            figures: summarise(&policy_runs),
+        });
+    }
+    Ok(Report {
+        measurements,
+        resident_start_kib,
+        resident_end_kib: server.resident_kib(),
+        load: load.clone(),
+    })
+}
+
+fn millis(duration: Duration) -> f64 {
+    duration.as_secs_f64() * 1e3
+}
+
+fn mib(kib: Option<u64>) -> String {
+    kib.and_then(|k| u32::try_from(k).ok()).map_or_else(
+        || "-".to_owned(),
+        |k| format!("{:.1} MiB", f64::from(k) / 1024.0),
+    )
+}
+
+/// The table `bench-server` prints.
+pub fn render(report: &Report) -> String {
+    let load = &report.load;
+    let mut out = format!(
+        "policy-server on loopback, hey -c {} for {:.0} s per module and round, {} rounds, floor and policy in turns; medians.\n\
+         {:<24} {:>10} {:>8} {:>8} {:>10} {:>8} {:>8} {:>7}  {}\n",
+        load.concurrency,
+        load.duration.as_secs_f64(),
+        load.rounds,
+        "policy",
+        "floor r/s",
+        "p50",
+        "p99",
+        "policy r/s",
+        "p50",
+        "p99",
+        "ratio",
+        "request (case)"
+    );
+    for m in &report.measurements {
+        out.push_str(&format!(
+            "{:<24} {:>10.0} {:>6.2}ms {:>6.2}ms {:>10.0} {:>6.2}ms {:>6.2}ms {:>6.2}x  {}\n",
+            m.policy,
+            m.floor.requests_per_second,
+            millis(m.floor.p50),
+            millis(m.floor.p99),
+            m.figures.requests_per_second,
+            millis(m.figures.p50),
+            millis(m.figures.p99),
+            m.ratio(),
+            m.case
+        ));
+    }
+    out.push_str(&format!(
+        "policy-server resident memory: {} after start-up, {} after the run\n",
+        mib(report.resident_start_kib),
+        mib(report.resident_end_kib)
+    ));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEY: &str = "
+Summary:
+  Total:	5.0031 secs
+  Slowest:	0.0310 secs
+  Fastest:	0.0006 secs
+  Average:	0.0033 secs
+  Requests/sec:	2436.4911
+
+Latency distribution:
+  10% in 0.0015 secs
+  50% in 0.0016 secs
+  99% in 0.0035 secs
+
+Status code distribution:
+  [200]	12190 responses
+";
+
+    #[test]
+    fn reads_heys_summary() {
+        let run = parse_hey(HEY).unwrap();
+        assert!((run.requests_per_second - 2436.4911).abs() < 1e-9);
+        assert_eq!(run.p50, Duration::from_micros(1600));
+        assert_eq!(run.p99, Duration::from_micros(3500));
+    }
+
+    #[test]
+    fn refuses_runs_with_other_statuses_or_errors() {
+        let with_errors = HEY.replace(
+            "[200]\t12190 responses",
+            "[200]\t1 responses\n  [500]\t2 responses",
+        );
+        assert!(parse_hey(&with_errors).is_err());
+        let refused = format!("{HEY}\nError distribution:\n  [3]\tdial tcp: connection refused\n");
+        assert!(parse_hey(&refused).is_err());
+        assert!(parse_hey("nothing").is_err());
+    }
+
+    #[test]
+    fn medians_of_the_rounds() {
+        let run = |rps: f64, ms: u64| Run {
+            requests_per_second: rps,
+            p50: Duration::from_millis(ms),
+            p99: Duration::from_millis(ms * 2),
+        };
+        let figures = summarise(&[run(100.0, 3), run(300.0, 1), run(200.0, 2)]);
+        assert!((figures.requests_per_second - 200.0).abs() < 1e-9);
+        assert_eq!(figures.p50, Duration::from_millis(2));
+        assert_eq!(figures.p99, Duration::from_millis(4));
+    }
+}

@@ -1,0 +1,199 @@
+//! What the suites that put the bundle before Kubewarden itself share: the
+//! workspace's modules and cases, `deploy/` as Kubewarden's controller would
+//! configure it, and where Kubewarden's own programs are.
+//!
+//! The suites run every case through policy-server and check what only a
+//! real server shows: monitor mode, settings refused at start-up, and
+//! context-aware policies without a cluster. They need the programs on
+//! `PATH`; without them the suites say so and skip, except under CI
+//! (`CI=true`), where a missing program is a failure.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use host::case::{Case, case_files};
+use host::metadata::ContextAwareResource;
+use host::policy_server::{PolicyEntry, PolicyMode, find_program};
+use kubewarden_policy_sdk::crd::policies::common::PolicyMode as CrdMode;
+
+/// Kubewarden's own type for the manifests in `deploy/`.
+pub use kubewarden_policy_sdk::crd::policies::cluster_admission_policy::ClusterAdmissionPolicy;
+
+/// The workspace root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
+}
+
+/// The annotated module of `policy`, as `make dist` leaves it.
+pub fn module(policy: &str) -> PathBuf {
+    std::env::var_os("COZYSTACK_POLICIES_DIST")
+        .map_or_else(|| root().join("dist"), PathBuf::from)
+        .join(format!("{policy}.wasm"))
+}
+
+/// One case file of one policy.
+#[derive(Debug, Clone)]
+pub struct PolicyCase {
+    pub policy: String,
+    /// The file stem, e.g. `delete-protected-configmap`.
+    pub name: String,
+    pub case: Case,
+}
+
+impl PolicyCase {
+    /// `<policy>/<case>`, the name tests and reports use.
+    pub fn id(&self) -> String {
+        format!("{}/{}", self.policy, self.name)
+    }
+
+    /// The settings the case runs with (`{}` when it gives none).
+    pub fn settings(&self) -> serde_json::Value {
+        if self.case.settings.is_null() {
+            serde_json::json!({})
+        } else {
+            self.case.settings.clone()
+        }
+    }
+}
+
+/// The policies of the workspace, sorted.
+pub fn policies() -> Result<Vec<String>, String> {
+    let dir = root().join("policies");
+    let entries = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut names: Vec<String> = entries
+        .filter_map(Result::ok)
+        .filter(|entry| entry.path().join("Cargo.toml").exists())
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    Ok(names)
+}
+
+/// Every case of every policy.
+pub fn cases() -> Result<Vec<PolicyCase>, String> {
+    let mut all = Vec::new();
+    for policy in policies()? {
+        let dir = root().join("policies").join(&policy).join("tests/cases");
+        for file in case_files(&dir).map_err(|e| format!("{}: {e}", dir.display()))? {
+            let case = Case::load(&file).map_err(|e| e.to_string())?;
+            let name = file
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            all.push(PolicyCase {
+                policy: policy.clone(),
+                name,
+                case,
+            });
+        }
+    }
+    Ok(all)
+}
+
+/// Where a Kubewarden program is: `Ok(None)` when it is missing on a
+/// developer's machine (the suite is skipped, visibly), an error when it is
+/// missing under CI.
+pub fn program(name: &str) -> Result<Option<PathBuf>, String> {
+    match find_program(name) {
+        Some(path) => Ok(Some(path)),
+        None if std::env::var("CI").is_ok_and(|ci| ci == "true") => Err(format!(
+            "{name} is not on PATH, and under CI that is a failure: `make setup` installs it from ../shared/kubewarden"
+        )),
+        None => Ok(None),
+    }
+}
+
+/// The Sigstore trust configuration that keeps Kubewarden's programs from
+/// waiting for the network at start-up (`SIGSTORE_TRUST_CONFIG`, set by
+/// the Makefile when `../shared/kubewarden` is there).
+pub fn trust_config() -> Option<PathBuf> {
+    std::env::var_os("SIGSTORE_TRUST_CONFIG")
+        .map(PathBuf::from)
+        .filter(|path| path.is_file())
+}
+
+/// The ClusterAdmissionPolicies of `deploy/bundle/policies/`, by policy.
+pub fn deployed() -> Result<BTreeMap<String, ClusterAdmissionPolicy>, String> {
+    let dir = root().join("deploy/bundle/policies");
+    let mut found = BTreeMap::new();
+    for file in case_files(&dir).map_err(|e| format!("{}: {e}", dir.display()))? {
+        let text =
+            std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+        let policy: ClusterAdmissionPolicy =
+            serde_yaml::from_str(&text).map_err(|e| format!("{}: {e}", file.display()))?;
+        let name = policy.metadata.name.clone().unwrap_or_default();
+        found.insert(name, policy);
+    }
+    Ok(found)
+}
+
+/// The policy id Kubewarden's controller gives a ClusterAdmissionPolicy.
+pub fn deployed_id(policy: &ClusterAdmissionPolicy) -> String {
+    format!(
+        "clusterwide-{}",
+        policy.metadata.name.as_deref().unwrap_or_default()
+    )
+}
+
+/// The `policies.yml` entry Kubewarden's controller writes for `policy`
+/// (`policyserver_controller_configmap.go`), with the module taken from
+/// `dist/` instead of the registry: the policy's own name is the last
+/// segment of the module's reference.
+pub fn deployed_entry(policy: &ClusterAdmissionPolicy) -> Result<PolicyEntry, String> {
+    let spec = policy
+        .spec
+        .as_ref()
+        .ok_or_else(|| format!("{} has no spec", deployed_id(policy)))?;
+    let name = spec
+        .module
+        .rsplit('/')
+        .next()
+        .and_then(|last| last.split([':', '@']).next())
+        .filter(|name| !name.is_empty())
+        .ok_or_else(|| format!("module {:?} names no policy", spec.module))?;
+    let settings = serde_json::to_value(&spec.settings).map_err(|e| e.to_string())?;
+    let mut entry = PolicyEntry::new(&module(name), settings);
+    entry.policy_mode = match spec.mode {
+        Some(CrdMode::Monitor) => PolicyMode::Monitor,
+        _ => PolicyMode::Protect,
+    };
+    entry.allowed_to_mutate = spec.mutating;
+    entry.context_aware_resources = spec
+        .context_aware_resources
+        .iter()
+        .map(|resource| ContextAwareResource {
+            api_version: resource.api_version.clone(),
+            kind: resource.kind.clone(),
+        })
+        .collect();
+    entry.message = spec.message.clone();
+    entry.timeout_eval_seconds = spec
+        .timeout_eval_seconds
+        .as_ref()
+        .map(i32::from)
+        .and_then(|seconds| u64::try_from(seconds).ok());
+    Ok(entry)
+}
+
+/// The response policy-server logged for request `uid` to `policy_id` in
+/// monitor mode (it answers "allowed" and logs what the policy said), from
+/// its JSON log (`--log-fmt json`, one object per line).
+pub fn monitor_mode_log(log: &str, policy_id: &str, uid: &str) -> Option<String> {
+    log.lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .find(|entry| {
+            let text = |pointer| entry.pointer(pointer).and_then(serde_json::Value::as_str);
+            text("/fields/message") == Some("policy evaluation (monitor mode)")
+                && text("/fields/policy_id") == Some(policy_id)
+                && text("/span/request_uid") == Some(uid)
+        })
+        .and_then(|entry| {
+            entry
+                .pointer("/fields/response")
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_owned)
+        })
+}

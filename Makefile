@@ -1,8 +1,10 @@
 # cozystack-policies: build, check and test the admission bundle.
 #
-#   make check   the main job: build the bundle, check examples/ with it
-#   make test    everything CI runs (sets up what it needs on a fresh machine)
-#   make bench   module sizes and evaluation medians next to the floor module
+#   make check          the main job: build the bundle, check examples/ with it
+#   make test           everything CI runs (sets up what it needs on a fresh
+#                       machine, prints each stage's time)
+#   make bench          module sizes and evaluation medians next to the floor
+#   make bench-server   throughput and latency through Kubewarden's policy-server
 
 POLICIES    := $(notdir $(patsubst %/Cargo.toml,%,$(wildcard policies/*/Cargo.toml)))
 TARGET      := wasm32-wasip1
@@ -10,27 +12,42 @@ CARGO       := cargo
 CARGO_FLAGS := --locked
 CLI         := target/release/cozystack-policies
 WASM_DIR    := target/$(TARGET)/policy
+STAGE       := tools/stage
 # Paths of crates.io sources end up in the modules (panic locations); the
 # same remapping as release/reproducible.sh and the release workflow makes
 # dist/ byte-identical to a published module built from the same commit.
 CARGO_HOME  ?= $(HOME)/.cargo
 REMAP       := --remap-path-prefix=$(CARGO_HOME)=/cargo
 
-.PHONY: all setup dist cli check test lint unit e2e bench profile-table clean
+# Kubewarden's kwctl and policy-server come from the team's reference folder
+# (tools/install-kubewarden puts them in target/tools/bin). Its offline
+# trust configuration spares both the wait for Sigstore's network at start.
+KUBEWARDEN  ?= $(abspath ../shared/kubewarden)
+export KUBEWARDEN
+export PATH := $(CURDIR)/target/tools/bin:$(PATH)
+ifneq ($(wildcard $(KUBEWARDEN)/offline-trust.json),)
+export SIGSTORE_TRUST_CONFIG ?= $(KUBEWARDEN)/offline-trust.json
+endif
+
+.PHONY: all setup dist cli check test lint lint-workflows unit e2e e2e-kwctl e2e-policy-server \
+        bench bench-server profile-table clean
 
 all: dist
 
-## Toolchain pieces a fresh machine lacks (rustup ships the rest).
+## Toolchain pieces and programs a fresh machine lacks (rustup ships the
+## rest): the wasm target, clippy, rustfmt, Kubewarden's kwctl and
+## policy-server.
 setup:
 	@rustup target list --installed | grep -qx $(TARGET) || rustup target add $(TARGET)
 	@rustup component list --installed | grep -q '^clippy' || rustup component add clippy
 	@rustup component list --installed | grep -q '^rustfmt' || rustup component add rustfmt
+	@tools/install-kubewarden
 
 cli: setup
 	$(CARGO) build $(CARGO_FLAGS) --release -p cozystack-policies
 
 ## One annotated module per policy in dist/, plus the floor module the
-## benchmark compares against.
+## benchmarks compare against.
 dist: setup cli
 	CARGO_ENCODED_RUSTFLAGS="$(REMAP)" $(CARGO) build $(CARGO_FLAGS) --profile policy --target $(TARGET) $(addprefix -p ,$(POLICIES)) -p floor-policy
 	$(CLI) dist --wasm-dir $(WASM_DIR) --out dist
@@ -45,21 +62,48 @@ lint: setup
 	# The wasm-only code (the allocator, SIMD classification) as built.
 	$(CARGO) clippy $(CARGO_FLAGS) --release --target $(TARGET) $(addprefix -p ,$(POLICIES)) -- -D warnings
 
+## The GitHub workflows, with zizmor and actionlint.
+lint-workflows:
+	tools/lint-workflows
+
 ## Unit tests of every crate, and every case of every policy through the host.
 unit: dist
-	$(CARGO) test $(CARGO_FLAGS) --release --workspace
+	$(CARGO) test $(CARGO_FLAGS) --release --workspace --exclude cozystack-policies-e2e
 
-## The same cases through kwctl (skipped, visibly, without kwctl).
-e2e: dist
+## Every case through `kwctl run` (and the same bats suite through our host).
+e2e-kwctl: dist
 	e2e/run.sh
 
-test: lint unit e2e registry sbom reproducible
+## Every case through Kubewarden's policy-server, deploy/'s configuration,
+## and kwctl annotate against dist.
+e2e-policy-server: dist
+	$(CARGO) test $(CARGO_FLAGS) --release -p cozystack-policies-e2e
+
+e2e: e2e-kwctl e2e-policy-server
+
+## Each stage in turn, timed; the summary at the end lists them all.
+test: setup
+	@$(STAGE) --reset
+	@$(STAGE) lint $(MAKE) --no-print-directory lint
+	@$(STAGE) lint-workflows $(MAKE) --no-print-directory lint-workflows
+	@$(STAGE) dist $(MAKE) --no-print-directory dist
+	@$(STAGE) unit $(MAKE) --no-print-directory unit
+	@$(STAGE) e2e-kwctl $(MAKE) --no-print-directory e2e-kwctl
+	@$(STAGE) e2e-policy-server $(MAKE) --no-print-directory e2e-policy-server
+	@$(STAGE) registry $(MAKE) --no-print-directory registry
+	@$(STAGE) sbom $(MAKE) --no-print-directory sbom
+	@$(STAGE) reproducible $(MAKE) --no-print-directory reproducible
+	@$(STAGE) --summary
 
 bench: dist
 	$(CLI) bench
 
-## Sizes and benchmark ratios under several release profiles (README,
-## "Build profile").
+bench-server: dist
+	@tools/need hey hey
+	$(CLI) bench-server
+
+## Sizes and benchmark ratios under several release profiles
+## (docs/performance.md).
 profile-table: cli
 	bench/profile-table.sh
 
@@ -75,7 +119,7 @@ REGISTRY_BIN := /usr/bin/docker-registry
 ## Pushes dist/ to a throwaway docker-registry on 127.0.0.1 (temporary
 ## storage, stopped when the test ends) and pulls every artifact back.
 registry: dist
-	@test -x $(REGISTRY_BIN) || { echo "installing docker-registry"; apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker-registry >/dev/null; }
+	@test -x $(REGISTRY_BIN) || tools/need docker-registry docker-registry
 	DOCKER_REGISTRY=$(REGISTRY_BIN) $(CARGO) test $(CARGO_FLAGS) --release -p cozystack-policies --test registry -- --ignored --nocapture --test-threads 1
 
 ## dist/<policy>.cdx.json, the CycloneDX SBOM of each module.

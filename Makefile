@@ -10,6 +10,9 @@ POLICIES    := $(notdir $(patsubst %/Cargo.toml,%,$(wildcard policies/*/Cargo.to
 TARGET      := wasm32-wasip1
 CARGO       := cargo
 CARGO_FLAGS := --locked
+# Every host-side cargo command selects the whole workspace, so features
+# resolve the same way each time and wasmtime is built once per run.
+HOST        := --release --workspace
 CLI         := target/release/cozystack-policies
 WASM_DIR    := target/$(TARGET)/policy
 STAGE       := tools/stage
@@ -44,7 +47,7 @@ setup:
 	@tools/install-kubewarden
 
 cli: setup
-	$(CARGO) build $(CARGO_FLAGS) --release -p cozystack-policies
+	$(CARGO) build $(CARGO_FLAGS) $(HOST) --bin cozystack-policies
 
 ## One annotated module per policy in dist/, plus the floor module the
 ## benchmarks compare against.
@@ -58,7 +61,7 @@ check: dist
 
 lint: setup
 	$(CARGO) fmt --all -- --check
-	$(CARGO) clippy $(CARGO_FLAGS) --release --workspace --all-targets -- -D warnings
+	$(CARGO) clippy $(CARGO_FLAGS) $(HOST) --all-targets -- -D warnings
 	# The wasm-only code (the allocator, SIMD classification) as built.
 	$(CARGO) clippy $(CARGO_FLAGS) --release --target $(TARGET) $(addprefix -p ,$(POLICIES)) -- -D warnings
 
@@ -68,7 +71,7 @@ lint-workflows:
 
 ## Unit tests of every crate, and every case of every policy through the host.
 unit: dist
-	$(CARGO) test $(CARGO_FLAGS) --release --workspace --exclude cozystack-policies-e2e
+	$(CARGO) test $(CARGO_FLAGS) $(HOST)
 
 ## Every case through `kwctl run` (and the same bats suite through our host).
 e2e-kwctl: dist
@@ -77,7 +80,7 @@ e2e-kwctl: dist
 ## Every case through Kubewarden's policy-server, deploy/'s configuration,
 ## and kwctl annotate against dist.
 e2e-policy-server: dist
-	$(CARGO) test $(CARGO_FLAGS) --release -p cozystack-policies-e2e
+	$(CARGO) test $(CARGO_FLAGS) $(HOST) --test policy_server --test kwctl
 
 e2e: e2e-kwctl e2e-policy-server
 
@@ -120,7 +123,7 @@ REGISTRY_BIN := /usr/bin/docker-registry
 ## storage, stopped when the test ends) and pulls every artifact back.
 registry: dist
 	@test -x $(REGISTRY_BIN) || tools/need docker-registry docker-registry
-	DOCKER_REGISTRY=$(REGISTRY_BIN) $(CARGO) test $(CARGO_FLAGS) --release -p cozystack-policies --test registry -- --ignored --nocapture --test-threads 1
+	DOCKER_REGISTRY=$(REGISTRY_BIN) $(CARGO) test $(CARGO_FLAGS) $(HOST) --test registry -- --ignored --nocapture --test-threads 1
 
 ## dist/<policy>.cdx.json, the CycloneDX SBOM of each module.
 sbom: dist

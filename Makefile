@@ -7,6 +7,8 @@
 #   make bench-server   throughput and latency through Kubewarden's policy-server
 
 POLICIES    := $(notdir $(patsubst %/Cargo.toml,%,$(wildcard policies/*/Cargo.toml)))
+# The wasm modules: each policy with its waPC entry points (`wapc` feature).
+MODULES     := $(addprefix -p ,$(POLICIES)) --features "$(addsuffix /wapc,$(POLICIES))"
 TARGET      := wasm32-wasip1
 CARGO       := cargo
 CARGO_FLAGS := --locked
@@ -14,7 +16,8 @@ CARGO_FLAGS := --locked
 # resolve the same way each time and wasmtime is built once per run.
 HOST        := --release --workspace
 CLI         := target/release/cozystack-policies
-WASM_DIR    := target/$(TARGET)/policy
+# The modules tools/build-modules leaves: cargo's, through wasm-opt.
+OPT_DIR     := target/$(TARGET)/policy-opt
 STAGE       := tools/stage
 # Paths of crates.io sources end up in the modules (panic locations); the
 # same remapping as release/reproducible.sh and the release workflow makes
@@ -50,10 +53,11 @@ cli: setup
 	$(CARGO) build $(CARGO_FLAGS) $(HOST) --bin cozystack-policies
 
 ## One annotated module per policy in dist/, plus the floor module the
-## benchmarks compare against.
+## benchmarks compare against: cargo's artifacts, through wasm-opt, then
+## annotated as kwctl annotates.
 dist: setup cli
-	CARGO_ENCODED_RUSTFLAGS="$(REMAP)" $(CARGO) build $(CARGO_FLAGS) --profile policy --target $(TARGET) $(addprefix -p ,$(POLICIES)) -p floor-policy
-	$(CLI) dist --wasm-dir $(WASM_DIR) --out dist
+	CARGO_ENCODED_RUSTFLAGS="$(REMAP)" tools/build-modules target
+	$(CLI) dist --wasm-dir $(OPT_DIR) --out dist
 
 ## The main job: every policy over the example change (before -> after).
 check: dist
@@ -62,8 +66,8 @@ check: dist
 lint: setup
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy $(CARGO_FLAGS) $(HOST) --all-targets -- -D warnings
-	# The wasm-only code (the allocator, SIMD classification) as built.
-	$(CARGO) clippy $(CARGO_FLAGS) --release --target $(TARGET) $(addprefix -p ,$(POLICIES)) -- -D warnings
+	# The modules as built, entry points included.
+	$(CARGO) clippy $(CARGO_FLAGS) --release --target $(TARGET) $(MODULES) -- -D warnings
 
 ## The GitHub workflows, with zizmor and actionlint.
 lint-workflows:

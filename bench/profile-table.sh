@@ -11,6 +11,8 @@ rounds=${1:-2000}
 cli=target/release/cozystack-policies
 policies=$(for d in policies/*/Cargo.toml; do basename "$(dirname "$d")"; done)
 packages=$(for p in $policies floor-policy; do printf -- '-p %s ' "$p"; done)
+# Each module with its waPC entry points (the policies' `wapc` feature).
+packages="$packages --features $(for p in $policies; do printf '%s/wapc,' "$p"; done)"
 
 # Each variant: the policies' opt-level, shared/'s opt-level (a per-package
 # override: the JSON and field code every rule runs), LTO, codegen units.
@@ -23,8 +25,9 @@ for variant in "s 3 true 1" "s s true 1" "3 3 true 1" "z 3 true 1" "z z true 1" 
   CARGO_PROFILE_POLICY_OPT_LEVEL=$opt CARGO_PROFILE_POLICY_LTO=$lto CARGO_PROFILE_POLICY_CODEGEN_UNITS=$cgu \
     cargo build --locked --quiet --config "profile.policy.package.cozystack-policy-shared.opt-level=$shared_level" \
     --profile policy --target wasm32-wasip1 --target-dir "$dir" $packages
-  $cli dist --wasm-dir "$dir/wasm32-wasip1/policy" --out "$dir/dist" >/dev/null
-  table=$($cli bench --rounds "$rounds" --dist "$dir/dist" --floor "$dir/wasm32-wasip1/policy/floor_policy.wasm")
+  tools/optimize-modules "$dir/wasm32-wasip1/policy" "$dir/wasm32-wasip1/policy-opt"
+  $cli dist --wasm-dir "$dir/wasm32-wasip1/policy-opt" --out "$dir/dist" >/dev/null
+  table=$($cli bench --rounds "$rounds" --dist "$dir/dist" --floor "$dir/wasm32-wasip1/policy-opt/floor_policy.wasm")
   printf '%-34s' "$name"
   for p in $policies; do
     printf ' %24s' "$(awk -v p="$p" '$1 == p { printf "%s %s", $2, $5 }' <<<"$table")"

@@ -17,7 +17,6 @@ cargo_home=${CARGO_HOME:-$HOME/.cargo}
 export CARGO_ENCODED_RUSTFLAGS="--remap-path-prefix=$cargo_home=/cargo"
 cli=target/release/cozystack-policies
 policies=$(for d in policies/*/Cargo.toml; do basename "$(dirname "$d")"; done)
-packages=$(for p in $policies; do printf -- '-p %s ' "$p"; done)
 
 # The second checkout: the tracked and new files of this tree, elsewhere.
 src_b=target/repro-src
@@ -28,9 +27,8 @@ git ls-files -z --cached --others --exclude-standard | xargs -0 cp --parents -t 
 
 build() { # build <source dir> <target dir>
   local started=$SECONDS
-  (cd "$1" && cargo build --locked --quiet --profile policy --target wasm32-wasip1 \
-    --target-dir "$2" $packages)
-  "$cli" dist --wasm-dir "$2/wasm32-wasip1/policy" --out "$2/dist" >/dev/null
+  (cd "$1" && tools/build-modules "$2")
+  "$cli" dist --wasm-dir "$2/wasm32-wasip1/policy-opt" --out "$2/dist" >/dev/null
   echo "built $1 into $2 in $((SECONDS - started)) s"
 }
 build . "$PWD/target/repro-a"

@@ -130,7 +130,7 @@ fn maintainers(author: &str) -> Result<Vec<Maintainer>> {
 /// unchanged version, if there is one.
 pub fn package(metadata: &Metadata, created_at: &str) -> Result<Package> {
     let version = required(metadata, "io.kubewarden.policy.version")?;
-    let title = required(metadata, host::metadata::TITLE_ANNOTATION)?;
+    let title = required(metadata, bundle::metadata::TITLE_ANNOTATION)?;
     let oci_url = required(metadata, OCI_URL_ANNOTATION)?;
     let source = required(metadata, "io.kubewarden.policy.source")?;
     let image = format!("{oci_url}:v{version}");
@@ -147,11 +147,11 @@ pub fn package(metadata: &Metadata, created_at: &str) -> Result<Package> {
         .get("com.github.release.tag")
         .cloned()
         .unwrap_or_else(|| format!("v{version}"));
-    let rules = serde_yaml::to_string(&metadata.rules)?;
+    let rules = serde_saphyr::to_string(&metadata.rules)?;
     let context_aware_resources = if metadata.context_aware_resources.is_empty() {
         None
     } else {
-        Some(serde_yaml::to_string(&metadata.context_aware_resources)?)
+        Some(serde_saphyr::to_string(&metadata.context_aware_resources)?)
     };
     Ok(Package {
         version: version.to_owned(),
@@ -218,7 +218,7 @@ pub struct Files {
 fn created_at(existing: &Path, version: &str) -> String {
     std::fs::read_to_string(existing)
         .ok()
-        .and_then(|text| serde_yaml::from_str::<Package>(&text).ok())
+        .and_then(|text| bundle::yaml::from_str::<Package>(&text).ok())
         .filter(|old| old.version == version)
         .map(|old| old.created_at)
         .unwrap_or_else(|| chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
@@ -236,7 +236,7 @@ pub fn generate(policy: &PolicyDir, out: &Path) -> Result<Files> {
         .with_context(|| format!("reading {}", policy.readme_path().display()))?;
     Ok(Files {
         dir,
-        package: format!("{HEADER}{}", serde_yaml::to_string(&package)?),
+        package: format!("{HEADER}{}", serde_saphyr::to_string(&package)?),
         readme,
     })
 }
@@ -319,7 +319,7 @@ mod tests {
             "artifacthub/ is out of date ({drift:?}): run \
              `target/release/cozystack-policies artifacthub` and commit the result"
         );
-        let repo: serde_yaml::Value = serde_yaml::from_str(
+        let repo: serde_json::Value = bundle::yaml::from_str(
             &std::fs::read_to_string(out.join("artifacthub-repo.yml")).unwrap(),
         )
         .unwrap();
@@ -328,7 +328,7 @@ mod tests {
 
     #[test]
     fn package_has_kwctl_fields() {
-        let metadata: Metadata = serde_yaml::from_str(
+        let metadata: Metadata = bundle::yaml::from_str(
             r#"
 rules:
 - {apiGroups: [""], apiVersions: [v1], resources: [pods], operations: [CREATE]}
@@ -364,7 +364,7 @@ annotations:
             package.annotations.context_aware_resources.as_deref(),
             Some("- apiVersion: v1\n  kind: Namespace\n")
         );
-        let text = serde_yaml::to_string(&package).unwrap();
+        let text = serde_saphyr::to_string(&package).unwrap();
         let order: Vec<&str> = text
             .lines()
             .filter(|l| !l.starts_with([' ', '-']))

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use host::case::{Case, Runner};
+use bundle::case::{Case, Runner};
 
 /// Writes `request.json`, `settings.json`, `session.yml` (when the case has
 /// one) and `expect.json` (what `runner` must answer) into `out`.
@@ -23,7 +23,7 @@ pub fn export(case_path: &Path, out: &Path, runner: Runner) -> Result<()> {
     };
     write("settings.json", serde_json::to_string(&settings)?)?;
     if !case.session.is_empty() {
-        write("session.yml", serde_yaml::to_string(&case.session)?)?;
+        write("session.yml", serde_saphyr::to_string(&case.session)?)?;
     }
     write(
         "expect.json",

@@ -4,7 +4,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use host::{HostCapabilities, Operation, Policy, PolicyModule};
+use bundle::Operation;
+use host::{HostCapabilities, Policy, PolicyModule};
 use serde::Serialize;
 use serde_json::Value;
 use shared::Finding;

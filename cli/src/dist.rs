@@ -9,8 +9,8 @@
 use std::path::Path;
 
 use anyhow::{Context, Result, bail, ensure};
+use bundle::metadata::VERSION_ANNOTATION;
 use host::PolicyModule;
-use host::metadata::VERSION_ANNOTATION;
 
 use crate::workspace::PolicyDir;
 

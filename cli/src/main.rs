@@ -71,7 +71,10 @@ enum Command {
         #[arg(long, default_value = "dist")]
         dist: PathBuf,
         /// The floor module, built with the policies' profile.
-        #[arg(long, default_value = "target/wasm32-wasip1/policy/floor_policy.wasm")]
+        #[arg(
+            long,
+            default_value = "target/wasm32-wasip1/policy-opt/floor_policy.wasm"
+        )]
         floor: PathBuf,
         /// Only these policies.
         policies: Vec<String>,
@@ -80,9 +83,11 @@ enum Command {
     /// policy next to the accept-all floor, under load from `hey`.
     BenchServer {
         /// Seconds of load per module and round.
-        #[arg(long, default_value_t = 5.0)]
+        #[arg(long, default_value_t = 2.5)]
         seconds: f64,
-        #[arg(long, default_value_t = 3)]
+        /// Rounds: more and shorter rounds make the paired ratio steadier
+        /// on a machine whose speed drifts.
+        #[arg(long, default_value_t = 8)]
         rounds: usize,
         /// Concurrent connections.
         #[arg(long, default_value_t = 8)]
@@ -90,7 +95,10 @@ enum Command {
         #[arg(long, default_value = "dist")]
         dist: PathBuf,
         /// The floor module, built with the policies' profile.
-        #[arg(long, default_value = "target/wasm32-wasip1/policy/floor_policy.wasm")]
+        #[arg(
+            long,
+            default_value = "target/wasm32-wasip1/policy-opt/floor_policy.wasm"
+        )]
         floor: PathBuf,
         /// A Sigstore trust configuration for policy-server (offline start).
         #[arg(long, env = "SIGSTORE_TRUST_CONFIG")]
@@ -144,7 +152,7 @@ enum Command {
         out: PathBuf,
         /// Whose expectation to write: host, kwctl or policy-server.
         #[arg(long, default_value = "kwctl")]
-        runner: host::case::Runner,
+        runner: bundle::case::Runner,
     },
     /// Evaluate one request with one module through the host, with the flags
     /// and output of `kwctl run` (e2e/kwctl.bats uses it to check itself
@@ -187,7 +195,7 @@ fn parse_settings(root: &Path, pairs: &[String]) -> Result<BTreeMap<String, serd
             let path = resolve(root, Path::new(file));
             let text = std::fs::read_to_string(&path)
                 .with_context(|| format!("reading {}", path.display()))?;
-            let value: serde_yaml::Value = serde_yaml::from_str(&text)
+            let value: serde_json::Value = bundle::yaml::from_str(&text)
                 .with_context(|| format!("parsing {}", path.display()))?;
             Ok((policy.to_owned(), serde_json::to_value(value)?))
         })
@@ -356,7 +364,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             for policy in selected {
                 print!(
                     "{}",
-                    serde_yaml::to_string(&deploy::scaffold(&policy.metadata()?)?)?
+                    serde_saphyr::to_string(&deploy::scaffold(&policy.metadata()?)?)?
                 );
             }
             Ok(ExitCode::SUCCESS)
@@ -381,7 +389,7 @@ fn run_like_kwctl(
         (Some(path), _) => {
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("reading {}", path.display()))?;
-            serde_json::to_value(serde_yaml::from_str::<serde_yaml::Value>(&text)?)?
+            serde_json::to_value(bundle::yaml::from_str::<serde_json::Value>(&text)?)?
         }
         (None, Some(json)) => serde_json::from_str(json)?,
         (None, None) => serde_json::Value::Null,
@@ -393,8 +401,8 @@ fn run_like_kwctl(
         Some(path) => {
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("reading {}", path.display()))?;
-            let entries: Vec<host::replay::SessionEntry> = serde_yaml::from_str(&text)?;
-            host::HostCapabilities::Replay(host::replay::Session::from_entries(&entries)?)
+            let entries: Vec<bundle::replay::SessionEntry> = bundle::yaml::from_str(&text)?;
+            host::HostCapabilities::Replay(bundle::replay::Session::from_entries(&entries)?)
         }
         None => host::HostCapabilities::offline(),
     };

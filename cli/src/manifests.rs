@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use host::{AdmissionRequest, Operation};
+use bundle::{AdmissionRequest, Operation};
 use serde_json::{Value, json};
 use shared::catalogue::{APPS_GROUP, app_kind};
 
@@ -131,23 +131,14 @@ pub fn load(paths: &[PathBuf]) -> Result<Vec<Manifest>> {
     for file in files {
         let text = std::fs::read_to_string(&file)
             .with_context(|| format!("reading {}", file.display()))?;
-        for (index, document) in serde_yaml::Deserializer::from_str(&text).enumerate() {
-            let yaml = serde_yaml::Value::deserialize(document)
-                .with_context(|| format!("{}: document {}", file.display(), index + 1))?;
-            let object: Value = serde_json::to_value(yaml).with_context(|| {
-                format!(
-                    "{}: document {} is not JSON-compatible",
-                    file.display(),
-                    index + 1
-                )
-            })?;
+        let documents: Vec<Value> = serde_saphyr::from_multiple(&text)
+            .with_context(|| format!("reading {}", file.display()))?;
+        for (index, object) in documents.into_iter().enumerate() {
             unpack(&file, index, object, &mut manifests)?;
         }
     }
     Ok(manifests)
 }
-
-use serde::Deserialize;
 
 fn unpack(file: &Path, index: usize, object: Value, manifests: &mut Vec<Manifest>) -> Result<()> {
     match &object {

@@ -16,8 +16,8 @@ use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
+use bundle::metadata::VERSION_ANNOTATION;
 use host::Metadata;
-use host::metadata::VERSION_ANNOTATION;
 use oci_client::client::{ClientConfig, ClientProtocol, Config, ImageLayer};
 use oci_client::manifest::{
     OCI_IMAGE_MEDIA_TYPE, OciImageManifest, WASM_CONFIG_MEDIA_TYPE, WASM_LAYER_MEDIA_TYPE,
@@ -256,7 +256,7 @@ mod tests {
     use super::*;
 
     fn metadata(extra: &str) -> Metadata {
-        serde_yaml::from_str(&format!(
+        bundle::yaml::from_str(&format!(
             "rules:\n- apiGroups: [\"\"]\n  apiVersions: [v1]\n  resources: [pods]\n  operations: [CREATE]\n\
              mutating: false\nannotations:\n  io.kubewarden.policy.title: t\n  \
              io.kubewarden.policy.version: 1.2.3\n{extra}"

@@ -114,7 +114,7 @@ mod tests {
                 drift.push(format!(
                     "{}: {} is {:?}, Cargo.toml says {version}",
                     policy.name,
-                    host::metadata::VERSION_ANNOTATION,
+                    bundle::metadata::VERSION_ANNOTATION,
                     metadata.version()
                 ));
             }

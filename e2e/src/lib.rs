@@ -11,8 +11,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use host::case::{Case, case_files};
-use host::metadata::ContextAwareResource;
+use bundle::case::{Case, case_files};
+use bundle::metadata::ContextAwareResource;
 use host::policy_server::{PolicyEntry, PolicyMode, find_program};
 use kubewarden_policy_sdk::crd::policies::common::PolicyMode as CrdMode;
 
@@ -123,7 +123,7 @@ pub fn deployed() -> Result<BTreeMap<String, ClusterAdmissionPolicy>, String> {
         let text =
             std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
         let policy: ClusterAdmissionPolicy =
-            serde_yaml::from_str(&text).map_err(|e| format!("{}: {e}", file.display()))?;
+            bundle::yaml::from_str(&text).map_err(|e| format!("{}: {e}", file.display()))?;
         let name = policy.metadata.name.clone().unwrap_or_default();
         found.insert(name, policy);
     }

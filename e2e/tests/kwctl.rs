@@ -72,8 +72,9 @@ fn inspect(kwctl_path: &Path, module: &Path) -> Result<String, Failed> {
 fn annotations_agree(kwctl_path: &Path, policy: &str) -> Result<(), Failed> {
     let root = e2e::root();
     let dir = root.join("policies").join(policy);
+    // What `make dist` annotates: cargo's artifact after wasm-opt.
     let artifact = root
-        .join("target/wasm32-wasip1/policy")
+        .join("target/wasm32-wasip1/policy-opt")
         .join(format!("{}.wasm", policy.replace('-', "_")));
     let by_kwctl = root
         .join("target/e2e/kwctl-annotate")

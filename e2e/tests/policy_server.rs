@@ -17,9 +17,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
+use bundle::Metadata;
+use bundle::case::{Outcome, Runner, judge};
 use e2e::PolicyCase;
-use host::Metadata;
-use host::case::{Outcome, Runner, judge};
 use host::policy_server::{
     PolicyEntry, PolicyMode, PolicyServer, ServerConfig, ServerError, admission_review,
 };

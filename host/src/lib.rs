@@ -7,16 +7,8 @@
 //! policy-server would send. [`policy_server`] starts Kubewarden's own
 //! policy-server on loopback, so the same cases are also judged by it.
 
-pub mod admission;
-mod capabilities;
-pub mod case;
-pub mod metadata;
 pub mod policy;
 pub mod policy_server;
-pub mod replay;
-pub mod wasm_sections;
 
-pub use admission::{AdmissionRequest, AdmissionResponse, Operation};
-pub use capabilities::HostCapabilities;
-pub use metadata::Metadata;
-pub use policy::{Evaluation, HostError, Policy, PolicyModule, WarmInstance};
+pub use bundle::{AdmissionRequest, AdmissionResponse, HostCapabilities, Metadata};
+pub use policy::{HostError, Policy, PolicyModule, WarmInstance};

@@ -15,14 +15,13 @@ use std::path::Path;
 use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 use std::time::Duration;
 
+use bundle::case::{Evaluation, Evaluator};
+use bundle::metadata::{Metadata, MetadataError};
+use bundle::{AdmissionRequest, AdmissionResponse, HostCalls, HostCapabilities};
+use kubewarden_policy_sdk::response::ValidationResponse;
 use serde::Serialize;
 use serde_json::Value;
 use wasmtime_provider::{EpochDeadlines, WasmtimeEngineProviderBuilder, WasmtimeEngineProviderPre};
-
-use crate::admission::{AdmissionRequest, AdmissionResponse, ValidationResponse};
-use crate::capabilities::{CallRecord, HostCapabilities, host_callback};
-use crate::metadata::{Metadata, MetadataError};
-use crate::replay::CapabilityRequest;
 
 /// Epoch ticks (seconds) a policy may run, as policy-server's default.
 const DEADLINE_TICKS: u64 = 2;
@@ -100,18 +99,6 @@ impl std::fmt::Debug for PolicyModule {
     }
 }
 
-/// One evaluation's outcome and what the guest did on the way.
-#[derive(Debug)]
-pub struct Evaluation {
-    pub response: AdmissionResponse,
-    /// Lines logged through `kubewarden/tracing/log`.
-    pub logs: Vec<String>,
-    /// Capability calls the guest made, in order.
-    pub host_calls: Vec<CapabilityRequest>,
-    /// Recorded exchanges the guest never asked for.
-    pub unused_exchanges: usize,
-}
-
 #[derive(Serialize)]
 struct ValidatePayload<'a> {
     request: &'a AdmissionRequest,
@@ -169,7 +156,7 @@ impl PolicyModule {
         self.size
     }
 
-    fn instantiate(&self, record: Arc<Mutex<CallRecord>>) -> Result<wapc::WapcHost, String> {
+    fn instantiate(&self, record: Arc<Mutex<HostCalls>>) -> Result<wapc::WapcHost, String> {
         let provider = self
             .pre
             .rehydrate(Some(DEADLINES))
@@ -179,7 +166,7 @@ impl PolicyModule {
     }
 
     fn call(&self, operation: &'static str, payload: &[u8]) -> Result<Vec<u8>, HostError> {
-        let record = Arc::new(Mutex::new(CallRecord::new(
+        let record = Arc::new(Mutex::new(HostCalls::new(
             vec![],
             HostCapabilities::offline(),
         )));
@@ -276,7 +263,7 @@ impl Policy<'_> {
             .metadata()
             .map(|m| m.context_aware_resources.clone())
             .unwrap_or_default();
-        let record = Arc::new(Mutex::new(CallRecord::new(allowed, capabilities)));
+        let record = Arc::new(Mutex::new(HostCalls::new(allowed, capabilities)));
         let response = self.run(request, Arc::clone(&record));
         let record = record.lock().unwrap_or_else(PoisonError::into_inner);
         Evaluation {
@@ -291,7 +278,7 @@ impl Policy<'_> {
     /// benchmark uses this to measure only what policy-server does per
     /// request.
     pub fn evaluate_payload(&self, uid: &str, payload: &[u8]) -> AdmissionResponse {
-        let record = Arc::new(Mutex::new(CallRecord::new(
+        let record = Arc::new(Mutex::new(HostCalls::new(
             vec![],
             HostCapabilities::offline(),
         )));
@@ -302,7 +289,7 @@ impl Policy<'_> {
     /// one; the benchmark does, to tell a rule's own cost (a warm call)
     /// from what a fresh instance adds (cold code, instantiation, teardown).
     pub fn warm_instance(&self) -> Result<WarmInstance, HostError> {
-        let record = Arc::new(Mutex::new(CallRecord::new(
+        let record = Arc::new(Mutex::new(HostCalls::new(
             vec![],
             HostCapabilities::offline(),
         )));
@@ -324,7 +311,7 @@ impl Policy<'_> {
         })
     }
 
-    fn run(&self, request: &AdmissionRequest, record: Arc<Mutex<CallRecord>>) -> AdmissionResponse {
+    fn run(&self, request: &AdmissionRequest, record: Arc<Mutex<HostCalls>>) -> AdmissionResponse {
         match self.payload(request) {
             Ok(payload) => self.call_validate(&request.uid, &payload, record),
             Err(e) => AdmissionResponse::internal_server_error(&request.uid, &e.to_string()),
@@ -335,7 +322,7 @@ impl Policy<'_> {
         &self,
         uid: &str,
         payload: &[u8],
-        record: Arc<Mutex<CallRecord>>,
+        record: Arc<Mutex<HostCalls>>,
     ) -> AdmissionResponse {
         let host = match self.module.instantiate(record) {
             Ok(host) => host,
@@ -343,7 +330,7 @@ impl Policy<'_> {
         };
         match host.call("validate", payload) {
             Ok(answer) => match serde_json::from_slice::<ValidationResponse>(&answer) {
-                Ok(response) => response.into_admission_response(uid),
+                Ok(response) => AdmissionResponse::from_validation(uid, response),
                 Err(e) => AdmissionResponse::internal_server_error(
                     uid,
                     &format!("cannot deserialize policy validation response: {e}"),
@@ -363,5 +350,42 @@ impl WarmInstance {
     /// guest failed.
     pub fn validate(&self, payload: &[u8]) -> bool {
         self.0.call("validate", payload).is_ok()
+    }
+}
+
+/// Builds the waPC host callback around a shared record of the calls.
+fn host_callback(record: Arc<Mutex<HostCalls>>) -> Box<wapc::HostCallback> {
+    Box::new(move |_id, binding, namespace, operation, payload| {
+        let mut record = record.lock().unwrap_or_else(PoisonError::into_inner);
+        record
+            .answer(binding, namespace, operation, payload)
+            .map_err(|message| message.into())
+    })
+}
+
+impl Evaluator for PolicyModule {
+    fn validate_settings(&self, settings: &Value) -> Result<Result<(), String>, String> {
+        match self.configure(settings.clone()) {
+            Ok(_) => Ok(Ok(())),
+            Err(HostError::InvalidSettings { message }) => Ok(Err(message)),
+            Err(other) => Err(other.to_string()),
+        }
+    }
+
+    fn evaluate(
+        &self,
+        request: &AdmissionRequest,
+        settings: &Value,
+        capabilities: HostCapabilities,
+    ) -> Evaluation {
+        let policy = Policy {
+            module: self,
+            settings: settings.clone(),
+        };
+        policy.evaluate(request, capabilities)
+    }
+
+    fn matches(&self, request: &AdmissionRequest) -> bool {
+        self.metadata().is_none_or(|m| m.matches(request))
     }
 }

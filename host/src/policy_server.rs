@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::metadata::ContextAwareResource;
+use bundle::metadata::ContextAwareResource;
 
 /// How long the server may take to load and precompile its policies.
 const START_TIMEOUT: Duration = Duration::from_secs(120);
@@ -81,7 +81,7 @@ pub enum ServerError {
         error: std::io::Error,
     },
     #[error("cannot write policies.yml: {0}")]
-    Config(#[from] serde_yaml::Error),
+    Config(#[from] serde_saphyr::SerializeError),
     /// The server stopped before it was ready; the log says why (invalid
     /// settings, a module that does not load).
     #[error("policy-server exited ({status}) before it was ready:\n{log}")]
@@ -122,7 +122,7 @@ pub struct Answer {
 
 impl Answer {
     /// The `response` of the AdmissionReview a 200 carries.
-    pub fn response(&self) -> Result<crate::admission::AdmissionResponse, String> {
+    pub fn response(&self) -> Result<bundle::AdmissionResponse, String> {
         if self.status != 200 {
             return Err(format!("HTTP {}: {}", self.status, self.body));
         }
@@ -167,7 +167,7 @@ impl PolicyServer {
         // The server runs in `dir`; every path it is given must hold there.
         let dir = &std::path::absolute(dir).map_err(io(format!("resolve {}", dir.display())))?;
         let policies = dir.join("policies.yml");
-        std::fs::write(&policies, serde_yaml::to_string(&config.policies)?)
+        std::fs::write(&policies, serde_saphyr::to_string(&config.policies)?)
             .map_err(io(format!("write {}", policies.display())))?;
         let (port, readiness) = (free_port()?, free_port()?);
         let log = dir.join("policy-server.log");
@@ -325,10 +325,10 @@ mod tests {
             api_version: "v1".into(),
             kind: "Namespace".into(),
         }];
-        let yaml = serde_yaml::to_string(&BTreeMap::from([("p", entry)])).unwrap();
+        let yaml = serde_saphyr::to_string(&BTreeMap::from([("p", entry)])).unwrap();
         assert_eq!(
             yaml,
-            "p:\n  module: file:///dist/p.wasm\n  policyMode: monitor\n  allowedToMutate: false\n  settings: {}\n  contextAwareResources:\n  - apiVersion: v1\n    kind: Namespace\n  hostCapabilities:\n  - '*'\n"
+            "p:\n  module: file:///dist/p.wasm\n  policyMode: monitor\n  allowedToMutate: false\n  settings: {}\n  contextAwareResources:\n  - apiVersion: v1\n    kind: Namespace\n  hostCapabilities:\n  - \"*\"\n"
         );
     }
 

@@ -11,8 +11,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use bundle::case::{Case, Runner, case_files};
 use common::{load_module, workspace_root};
-use host::case::{Case, case_files};
 use libtest_mimic::{Arguments, Failed, Trial};
 
 fn main() {
@@ -55,7 +55,7 @@ fn main() {
                     .as_ref()
                     .map_err(|e| Failed::from(e.as_str()))?;
                 let case = Case::load(&file).map_err(|e| Failed::from(e.to_string()))?;
-                case.run(module)
+                case.run(Runner::Host, module)
                     .map_err(|e| Failed::from(format!("{}: {e}", case.description)))
             }));
         }

@@ -1,21 +1,20 @@
-//! The policies' allocator (`shared/src/heap.rs`) in the modules of
-//! `dist/`: a request far larger than the initial linear memory is judged
-//! as its small self is, and an instance kept for many evaluations reuses
-//! its memory instead of running out of it.
+//! Linear memory in the modules of `dist/`: a request far larger than the
+//! initial linear memory is judged as its small self is, and an instance
+//! kept for many evaluations reuses its memory instead of running out of it.
 
 // A test: a panic is a failing assertion, not a trap in a policy-server.
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
 mod common;
 
+use bundle::case::benchmark_case;
 use common::{load_module, workspace_root};
-use host::case::benchmark_case;
 use host::{AdmissionRequest, HostCapabilities, PolicyModule};
 use serde_json::{Value, json};
 
 /// Every policy of the workspace, with its built module and benchmark case
 /// (a request of its own kind that it reads).
-fn policies() -> Vec<(String, PolicyModule, host::case::Case)> {
+fn policies() -> Vec<(String, PolicyModule, bundle::case::Case)> {
     let root = workspace_root();
     let mut names: Vec<String> = std::fs::read_dir(root.join("policies"))
         .unwrap()

@@ -8,8 +8,15 @@
 
 /// API group of Cozystack applications.
 pub const APPS_GROUP: &str = "apps.cozystack.io";
-/// API version of Cozystack applications.
-pub const APPS_VERSION: &str = "v1alpha1";
+
+/// Service-account groups of the platform's own writers, which upgrades
+/// and teardown run as: `cozy-system` (cozystack-api, cozystack-operator,
+/// the migration hook `cozystack-migration-hook`, the Tenant chart's
+/// cleanup Jobs) and `cozy-fluxcd` (Flux, the flux-shard-operator).
+pub const PLATFORM_GROUPS: &[&str] = &[
+    "system:serviceaccounts:cozy-system",
+    "system:serviceaccounts:cozy-fluxcd",
+];
 
 /// One application kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

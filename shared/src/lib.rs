@@ -3,100 +3,113 @@
 //! A policy is a pure function from a [`Request`] and its settings to a
 //! [`Verdict`]; this crate does the rest:
 //!
-//! - [`json`] and [`field`]: read only the fields a rule needs from the
-//!   request, each addressed by the path that messages quote;
-//! - [`request`]: the admission request (operation, kind, user, objects);
-//! - [`verdict`]: findings, refusals and the SDK response;
-//! - [`warnings`]: warnings fitted to what the API server passes on;
-//! - [`message`]: message text without `core::fmt`;
+//! - [`request`]: the admission request, read with serde_json in one pass,
+//!   keeping of each object only the subtrees the rule reads ([`Reads`]);
+//! - [`field`]: every value a rule reads, addressed by the path that
+//!   messages quote;
+//! - [`verdict`] and [`warnings`]: findings, refusals and the SDK's
+//!   response, with warnings fitted to what the API server passes on;
 //! - [`settings`]: exact settings validation and exemptions;
 //! - [`catalogue`] and [`validators`]: platform facts and Kubernetes syntax;
 //! - [`lookup`]: cluster reads through the host's context-aware capabilities;
-//! - [`policy!`]: the waPC entry points;
-//! - `heap` (wasm only): the global allocator, which touches no more
-//!   linear memory than an evaluation allocates.
+//! - [`policy!`]: the waPC entry points, built only with the policy crate's
+//!   `wapc` feature (the wasm modules); without it a policy is a plain
+//!   library, which native tests and the browser build link.
 
 pub mod catalogue;
 pub mod field;
-#[cfg(any(target_arch = "wasm32", test))]
-mod heap;
-pub mod json;
 pub mod lookup;
-pub mod message;
 pub mod request;
+mod select;
 pub mod settings;
 pub mod validators;
 pub mod verdict;
 pub mod warnings;
 
-pub use field::{Field, FieldError, FieldPath, Items};
+pub use field::{Field, FieldError, FieldPath, Kind};
 pub use kubewarden_policy_sdk as sdk;
 pub use kubewarden_policy_sdk::settings::Validatable;
+pub use lookup::Cluster;
 pub use request::{Operation, Request, User};
+pub use select::{Reading, Reads};
+pub use serde_json::Value;
 pub use settings::Exemptions;
 pub use verdict::{Finding, Refusal, Review, Verdict};
 
 use kubewarden_policy_sdk::wapc_guest::CallResult;
 use serde::de::DeserializeOwned;
 
-/// Runs `rule` over a `validate` payload.
+/// Runs `rule` over a `validate` payload, reading of the objects what
+/// `reading` says and sending cluster reads to `cluster`.
 ///
-/// An unreadable request, or a rule that stops on a malformed field, is a
-/// 400 rejection naming the field. Settings were validated when the
-/// policy-server started; if they no longer decode, that is a host fault and
-/// surfaces as an error (500).
-pub fn validate<S, R>(payload: &[u8], rule: R) -> CallResult
+/// A payload that is not an admission request, or a rule that stops on a
+/// malformed field, is a 400 rejection naming the field. Settings were
+/// validated when the policy-server started; if they no longer decode, that
+/// is a host fault and surfaces as an error (500).
+pub fn validate<S, R>(
+    payload: &[u8],
+    reading: Reading,
+    cluster: &dyn Cluster,
+    rule: R,
+) -> CallResult
 where
     S: DeserializeOwned + Default,
     R: FnOnce(&Request<'_>, &S) -> Result<Verdict, FieldError>,
 {
-    let parsed = match request::Payload::parse(payload) {
+    let parsed = match request::read(payload, reading, cluster) {
         Ok(parsed) => parsed,
-        Err(error) => return Verdict::malformed(&error.0).into_response(),
+        Err(error) => {
+            return Verdict::malformed(Finding::new(FieldPath::root(), error.0)).into_response();
+        }
     };
     let settings: S = match parsed.settings {
-        Some(raw) => raw
-            .deserialize()
+        Some(raw) => serde_json::from_str(raw.get())
             .map_err(|e| format!("settings no longer decode: {e}"))?,
         None => S::default(),
     };
     match rule(&parsed.request, &settings) {
         Ok(verdict) => verdict.into_response(),
-        Err(error) => Verdict::malformed(&error).into_response(),
+        Err(error) => Verdict::malformed_field(&error).into_response(),
     }
 }
 
-/// Defines the waPC entry points of a policy crate: `validate` runs the
-/// rule through [`validate`], `validate_settings` checks `$settings`
-/// exactly, `protocol_version` answers `v1`.
+/// Defines the waPC entry points of a policy crate when its `wapc` feature
+/// is on: `validate` runs the rule through [`validate`] over the subtrees
+/// `$reads` names, with cluster reads going to the policy-server;
+/// `validate_settings` checks `$settings` exactly; `protocol_version`
+/// answers `v1`.
 ///
 /// ```ignore
-/// shared::policy!(Settings, rule::evaluate);
+/// /// What the rule reads of each object.
+/// pub const READS: shared::Reading = shared::Reading::Paths(&["metadata.labels"]);
+/// shared::policy!(Settings, evaluate, READS);
 /// ```
 #[macro_export]
 macro_rules! policy {
-    ($settings:ty, $rule:path) => {
-        fn __policy_validate(payload: &[u8]) -> $crate::sdk::wapc_guest::CallResult {
-            $crate::validate::<$settings, _>(payload, $rule)
-        }
+    ($settings:ty, $rule:path, $reads:expr) => {
+        #[cfg(feature = "wapc")]
+        mod __wapc {
+            use super::*;
 
-        fn __policy_validate_settings(payload: &[u8]) -> $crate::sdk::wapc_guest::CallResult {
-            $crate::settings::validate_settings::<$settings>(env!("CARGO_PKG_NAME"), payload)
-        }
+            fn validate(payload: &[u8]) -> $crate::sdk::wapc_guest::CallResult {
+                $crate::validate::<$settings, _>(payload, $reads, &$crate::lookup::Host, $rule)
+            }
 
-        /// waPC entry point: registers the policy's handlers.
-        #[allow(unsafe_code)] // `no_mangle` is how the host finds `wapc_init`.
-        #[unsafe(no_mangle)]
-        pub extern "C" fn wapc_init() {
-            $crate::sdk::wapc_guest::register_function("validate", __policy_validate);
-            $crate::sdk::wapc_guest::register_function(
-                "validate_settings",
-                __policy_validate_settings,
-            );
-            $crate::sdk::wapc_guest::register_function(
-                "protocol_version",
-                $crate::sdk::protocol_version_guest,
-            );
+            fn validate_settings(payload: &[u8]) -> $crate::sdk::wapc_guest::CallResult {
+                $crate::settings::validate_settings::<$settings>(env!("CARGO_PKG_NAME"), payload)
+            }
+
+            /// waPC entry point: registers the policy's handlers.
+            #[allow(unsafe_code)] // `no_mangle` is how the host finds `wapc_init`.
+            #[unsafe(no_mangle)]
+            pub extern "C" fn wapc_init() {
+                $crate::sdk::wapc_guest::register_function("validate", validate);
+                $crate::sdk::wapc_guest::register_function("validate_settings", validate_settings);
+                $crate::sdk::wapc_guest::register_function(
+                    "protocol_version",
+                    $crate::sdk::protocol_version_guest,
+                );
+            }
         }
     };
 }

@@ -1,12 +1,11 @@
 //! Kubernetes reads through the host's context-aware capabilities.
 //!
-//! The SDK is built without its `cluster-context` feature (k8s-openapi
+//! The SDK is used without its `cluster-context` feature (k8s-openapi
 //! models none of the CRDs we read, and would cost module size), so this
-//! module speaks the host protocol itself: the request body is the SDK's
-//! `ListResourcesByNamespaceRequest`, field for field, sent as
-//! `host_call("kubewarden", "kubernetes", "list_resources_by_namespace")`;
-//! the answer is read lazily with [`crate::json`], like the admission
-//! request.
+//! module speaks the host protocol itself: the request bodies are the SDK's
+//! `ListResourcesByNamespaceRequest` and `GetResourceRequest`, field for
+//! field, sent through waPC `host_call("kubewarden", "kubernetes", ...)`;
+//! answers are read with serde_json and their fields as [`Field`]s.
 //!
 //! Context-aware calls are what make a policy-server slow, and a call can
 //! fail for reasons that say nothing about the object (the kind was not
@@ -15,12 +14,10 @@
 //! only for the fields it reads (`field_masks`), and treats a
 //! [`LookupError`] as "not checked", never as a verdict about the object.
 
-use std::borrow::Cow;
-
 use serde::Serialize;
+use serde_json::Value;
 
 use crate::field::Field;
-use crate::json::Json;
 
 /// A `list_resources_by_namespace` request: the SDK's
 /// `ListResourcesByNamespaceRequest`, borrowed. Replay sessions compare
@@ -40,8 +37,19 @@ pub struct ListByNamespace<'a> {
     pub field_masks: Option<&'a [&'a str]>,
 }
 
-/// Why a lookup gave no answer: the host's reason, without waPC's
-/// `Host error: ` prefix.
+/// A `get_resource` request: the SDK's `GetResourceRequest`, borrowed.
+#[derive(Debug, Clone, Serialize)]
+pub struct GetResource<'a> {
+    pub api_version: &'a str,
+    pub kind: &'a str,
+    pub name: &'a str,
+    /// `None` for a cluster-scoped kind.
+    pub namespace: Option<&'a str>,
+    pub disable_cache: bool,
+    pub field_masks: Option<&'a [&'a str]>,
+}
+
+/// Why a lookup gave no answer: the host's reason, on one line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LookupError(pub String);
 
@@ -57,7 +65,7 @@ impl LookupError {
     /// An error from the host's message: its first line, without the
     /// wrappers waPC (`Host error: `) and policy-server (`Callback
     /// evaluation failure: `, then a stack backtrace) put around the reason.
-    fn from_host(message: &str) -> Self {
+    pub fn from_host(message: &str) -> Self {
         let first = crate::warnings::one_line(message);
         let mut reason = first.as_str();
         for wrapper in ["Host error:", "Callback evaluation failure:"] {
@@ -71,60 +79,92 @@ impl LookupError {
     }
 }
 
-/// Where cluster reads go: the policy-server ([`Host`]) or, in tests, a
-/// stand-in.
+/// Where cluster reads go: the policy-server ([`Host`]), nowhere
+/// ([`Offline`]) or, in tests, a recorded session.
 pub trait Cluster {
     /// The raw answer to a `list_resources_by_namespace` call.
     fn list_by_namespace(&self, request: &ListByNamespace<'_>) -> Result<Vec<u8>, LookupError>;
+
+    /// The raw answer to a `get_resource` call.
+    fn get(&self, request: &GetResource<'_>) -> Result<Vec<u8>, LookupError>;
 }
 
 /// The policy-server, through waPC `host_call`.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Host;
 
-impl Cluster for Host {
-    fn list_by_namespace(&self, request: &ListByNamespace<'_>) -> Result<Vec<u8>, LookupError> {
+impl Host {
+    fn call(operation: &str, request: &impl Serialize) -> Result<Vec<u8>, LookupError> {
         let body = serde_json::to_vec(request)
             .map_err(|e| LookupError(format!("cannot encode the request: {e}")))?;
-        crate::sdk::wapc_guest::host_call(
-            "kubewarden",
-            "kubernetes",
-            "list_resources_by_namespace",
-            &body,
-        )
-        .map_err(|e| LookupError::from_host(&e.to_string()))
+        crate::sdk::wapc_guest::host_call("kubewarden", "kubernetes", operation, &body)
+            .map_err(|e| LookupError::from_host(&e.to_string()))
     }
 }
 
-/// The objects of a list answer (`{"items": [...]}`), each rooted at
-/// `items[i]`. Reading them is lazy: an object's fields are scanned only
-/// when asked for.
-pub fn list_items(answer: &[u8]) -> Result<Vec<Field<'_>>, LookupError> {
+impl Cluster for Host {
+    fn list_by_namespace(&self, request: &ListByNamespace<'_>) -> Result<Vec<u8>, LookupError> {
+        Self::call("list_resources_by_namespace", request)
+    }
+
+    fn get(&self, request: &GetResource<'_>) -> Result<Vec<u8>, LookupError> {
+        Self::call("get_resource", request)
+    }
+}
+
+/// No cluster: every read fails, so rules keep their static checks.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Offline;
+
+const OFFLINE: &str = "no cluster to ask";
+
+impl Cluster for Offline {
+    fn list_by_namespace(&self, _: &ListByNamespace<'_>) -> Result<Vec<u8>, LookupError> {
+        Err(LookupError(OFFLINE.to_owned()))
+    }
+
+    fn get(&self, _: &GetResource<'_>) -> Result<Vec<u8>, LookupError> {
+        Err(LookupError(OFFLINE.to_owned()))
+    }
+}
+
+/// The objects of a list answer (`{"items": [...]}`; absent or null items
+/// are none).
+pub fn list_items(answer: &[u8]) -> Result<Vec<Value>, LookupError> {
     let unreadable = |detail: String| LookupError(format!("unreadable list answer: {detail}"));
-    let document = Json::parse_lazy(answer).map_err(|e| unreadable(e.to_string()))?;
-    Field::root(Some(document))
+    let mut document: Value =
+        serde_json::from_slice(answer).map_err(|e| unreadable(e.to_string()))?;
+    // The answer must be an object whose items, if any, are a list.
+    Field::root(Some(&document))
         .field("items")
-        .and_then(|items| items.items()?.collect())
-        .map_err(|e| unreadable(e.to_string()))
+        .and_then(|items| items.items().map(|_| ()))
+        .map_err(|e| unreadable(e.to_string()))?;
+    Ok(match document.get_mut("items").map(Value::take) {
+        Some(Value::Array(items)) => items,
+        _ => Vec::new(),
+    })
+}
+
+/// An object of a `get_resource` answer.
+pub fn object(answer: &[u8]) -> Result<Value, LookupError> {
+    serde_json::from_slice(answer).map_err(|e| LookupError(format!("unreadable answer: {e}")))
+}
+
+/// A string at `dotted` (`metadata.name`) of a listed object, `None` when
+/// absent.
+pub fn text<'v>(object: &'v Value, dotted: &str) -> Result<Option<&'v str>, LookupError> {
+    Field::root(Some(object))
+        .at(dotted)
+        .and_then(|field| field.string())
+        .map_err(|e| LookupError(format!("unreadable answer: {e}")))
 }
 
 /// The label `key` of a listed object, `None` when it has none.
-pub fn label<'a>(object: &Field<'a>, key: &str) -> Result<Option<Cow<'a, str>>, LookupError> {
-    object
-        .field("metadata")
-        .and_then(|metadata| metadata.field("labels"))
-        .and_then(|labels| labels.field(key))
-        .and_then(|value| value.string())
-        .map_err(|e| LookupError(format!("unreadable list answer: {e}")))
-}
-
-/// `metadata.name` of a listed object, `None` when it has none.
-pub fn name<'a>(object: &Field<'a>) -> Result<Option<Cow<'a, str>>, LookupError> {
-    object
-        .field("metadata")
-        .and_then(|metadata| metadata.field("name"))
-        .and_then(|value| value.string())
-        .map_err(|e| LookupError(format!("unreadable list answer: {e}")))
+pub fn label<'v>(object: &'v Value, key: &str) -> Result<Option<&'v str>, LookupError> {
+    Field::root(Some(object))
+        .at("metadata.labels")
+        .and_then(|labels| labels.field(key)?.string())
+        .map_err(|e| LookupError(format!("unreadable answer: {e}")))
 }
 
 #[cfg(test)]
@@ -153,6 +193,20 @@ mod tests {
                 "field_masks": ["metadata.labels"],
             })
         );
+        let get = GetResource {
+            api_version: "cozystack.io/v1alpha1",
+            kind: "Package",
+            name: "cozystack.tenant-application",
+            namespace: None,
+            disable_cache: false,
+            field_masks: None,
+        };
+        assert_eq!(
+            serde_json::to_value(&get).unwrap(),
+            serde_json::json!({"api_version": "cozystack.io/v1alpha1", "kind": "Package",
+                "name": "cozystack.tenant-application", "namespace": null,
+                "disable_cache": false, "field_masks": null})
+        );
     }
 
     #[test]
@@ -166,14 +220,15 @@ mod tests {
         let items = list_items(answer).unwrap();
         assert_eq!(items.len(), 3);
         assert_eq!(
-            label(&items[0], "apps.cozystack.io/application.kind")
-                .unwrap()
-                .unwrap(),
-            "Postgres"
+            label(&items[0], "apps.cozystack.io/application.kind").unwrap(),
+            Some("Postgres")
         );
-        assert_eq!(name(&items[0]).unwrap().unwrap(), "postgres-db");
+        assert_eq!(
+            text(&items[0], "metadata.name").unwrap(),
+            Some("postgres-db")
+        );
         assert_eq!(label(&items[1], "x").unwrap(), None);
-        assert_eq!(name(&items[2]).unwrap(), None);
+        assert_eq!(text(&items[2], "metadata.name").unwrap(), None);
         assert!(list_items(br#"{"items": null}"#).unwrap().is_empty());
         assert!(list_items(br#"{}"#).unwrap().is_empty());
     }
@@ -187,11 +242,8 @@ mod tests {
             b"",
             b"{\"items\": [1,",
         ] {
-            assert!(
-                list_items(bad).is_err(),
-                "{:?}",
-                String::from_utf8_lossy(bad)
-            );
+            let error = list_items(bad).unwrap_err();
+            assert!(error.0.starts_with("unreadable list answer"), "{error}");
         }
         let items = list_items(br#"{"items": [{"metadata": {"labels": {"k": 1}}}, 7]}"#).unwrap();
         assert!(
@@ -200,11 +252,11 @@ mod tests {
                 .0
                 .contains("must be a string")
         );
-        assert!(name(&items[1]).is_err());
+        assert!(text(&items[1], "metadata.name").is_err());
     }
 
     #[test]
-    fn host_errors_lose_the_wapc_prefix() {
+    fn host_errors_lose_their_wrappers() {
         assert_eq!(
             LookupError::from_host("Host error: Policy has not been granted access").0,
             "Policy has not been granted access"
@@ -221,17 +273,18 @@ mod tests {
             .0,
             "Replay error: cluster unreachable"
         );
-        // Off wasm the SDK's stubs answer every call with an empty error.
-        let error = Host
-            .list_by_namespace(&ListByNamespace {
-                api_version: "v1",
-                kind: "ConfigMap",
-                namespace: "a",
-                label_selector: None,
-                field_selector: None,
-                field_masks: None,
-            })
-            .unwrap_err();
-        assert_eq!(error.0, "the host gave no reason");
+    }
+
+    #[test]
+    fn offline_refuses_every_read() {
+        let get = GetResource {
+            api_version: "v1",
+            kind: "Namespace",
+            name: "a",
+            namespace: None,
+            disable_cache: false,
+            field_masks: None,
+        };
+        assert_eq!(Offline.get(&get).unwrap_err().0, "no cluster to ask");
     }
 }

@@ -1,41 +1,36 @@
-//! The admission request a policy receives, read lazily.
+//! The admission request a policy receives.
 //!
 //! policy-server calls `validate` with `{"request": <AdmissionRequest>,
-//! "settings": <settings>}`. [`Payload::parse`] reads the request's small
-//! header fields (kind, resource, name, namespace, operation, userInfo),
-//! which the apiserver sends before the objects, and stops there; `object`
-//! and `oldObject` are found only when a rule asks for them, and come back
-//! as [`Field`]s rooted at the object, so their paths read
+//! "settings": <settings>}`. [`read`] parses it with serde_json: the
+//! request's small header (kind, resource, name, namespace, operation,
+//! userInfo, dryRun) borrowed from the payload, and `object`, `oldObject`
+//! and the settings as raw JSON. An object is read only when the rule asks
+//! for it, and then only the subtrees the rule reads ([`Reads`]): a rule
+//! that judges an UPDATE by its new object never builds the old one. The
+//! objects come back as [`Field`]s rooted at the object, so their paths read
 //! `spec.storageClass` rather than `request.object.spec.storageClass`.
-//!
-//! Member names of the request are matched exactly as the apiserver writes
-//! them (plain ASCII, no escapes).
 
 use std::borrow::Cow;
-use std::cell::RefCell;
+use std::cell::OnceCell;
+use std::fmt;
+
+use serde::Deserialize;
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::field::{Field, FieldError, FieldPath};
-use crate::json::{self, Json, JsonError, Kind, key_equals, last_member};
+use crate::lookup::Cluster;
+use crate::select::{Key, Reading, Reads};
 
 /// The admission operation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
 pub enum Operation {
     Create,
     Update,
     Delete,
     Connect,
-}
-
-impl Operation {
-    fn parse(text: &str) -> Option<Self> {
-        match text {
-            "CREATE" => Some(Operation::Create),
-            "UPDATE" => Some(Operation::Update),
-            "DELETE" => Some(Operation::Delete),
-            "CONNECT" => Some(Operation::Connect),
-            _ => None,
-        }
-    }
 }
 
 /// The authenticated user behind the request.
@@ -45,17 +40,7 @@ pub struct User<'a> {
     pub groups: Vec<Cow<'a, str>>,
 }
 
-/// The request's members, read as far as needed.
-#[derive(Debug)]
-struct Rest<'a> {
-    members: json::Members<'a>,
-    object: Option<Json<'a>>,
-    old_object: Option<Json<'a>>,
-    exhausted: bool,
-}
-
-/// An admission request.
-#[derive(Debug)]
+/// An admission request, with what the rule reads of its objects.
 pub struct Request<'a> {
     pub operation: Operation,
     /// `kind.group`, e.g. `apps.cozystack.io` (empty for the core group).
@@ -69,80 +54,244 @@ pub struct Request<'a> {
     /// `namespace`, empty for cluster-scoped objects.
     pub namespace: Cow<'a, str>,
     pub user: User<'a>,
-    rest: RefCell<Rest<'a>>,
+    pub dry_run: bool,
+    object: Object<'a>,
+    old_object: Object<'a>,
+    cluster: &'a dyn Cluster,
 }
 
-/// The `validate` payload split into request and raw settings.
+/// An object of the request, as the policy's [`Reading`] keeps it.
+enum Object<'a> {
+    /// Read while the request was parsed.
+    Read(Option<Value>),
+    /// Raw JSON, read for `paths` when the rule first asks.
+    Raw {
+        raw: Option<&'a RawValue>,
+        paths: &'static [&'static str],
+        read: OnceCell<Option<Value>>,
+    },
+}
+
+impl Object<'_> {
+    fn value(&self) -> Option<&Value> {
+        match self {
+            Object::Read(value) => value.as_ref(),
+            Object::Raw { raw, paths, read } => read
+                .get_or_init(|| raw.and_then(|raw| read_object(raw, &Reads::new(paths))))
+                .as_ref(),
+        }
+    }
+
+    fn reading(&self, paths: &[&str]) -> Option<Value> {
+        match self {
+            Object::Raw { raw, .. } => raw.and_then(|raw| read_object(raw, &Reads::new(paths))),
+            Object::Read(_) => None,
+        }
+    }
+}
+
+/// `reads` of an object the first pass already found to be JSON: reading
+/// it again cannot fail.
+fn read_object(raw: &RawValue, reads: &Reads<'_>) -> Option<Value> {
+    let mut deserializer = serde_json::Deserializer::from_str(raw.get());
+    reads.seed().deserialize(&mut deserializer).ok()
+}
+
+impl fmt::Debug for Request<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Request")
+            .field("operation", &self.operation)
+            .field("kind", &self.kind)
+            .field("name", &self.name)
+            .field("namespace", &self.namespace)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A `validate` payload: the request and the settings, still raw.
 #[derive(Debug)]
 pub struct Payload<'a> {
     pub request: Request<'a>,
-    pub settings: Option<Json<'a>>,
+    pub settings: Option<&'a RawValue>,
 }
 
-/// The payload could not be read; the error names the field.
+/// Why a payload is not an admission request; the message names the field.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RequestError(pub FieldError);
+pub struct RequestError(pub String);
 
-impl std::fmt::Display for RequestError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "admission request: {}", self.0)
+impl fmt::Display for RequestError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
     }
 }
 
 impl std::error::Error for RequestError {}
 
-impl From<FieldError> for RequestError {
-    fn from(error: FieldError) -> Self {
-        Self(error)
+/// serde_json's message without its ` at line 1 column 345` suffix, which
+/// points into a payload nobody wrote by hand.
+fn without_position(error: &impl fmt::Display) -> String {
+    let text = error.to_string();
+    match text.rfind(" at line ") {
+        Some(at) => text.get(..at).unwrap_or(&text).to_owned(),
+        None => text,
     }
 }
 
-fn malformed(path: &str, error: JsonError) -> FieldError {
-    FieldError::Malformed {
-        path: FieldPath::parse(path),
-        error,
-    }
-}
-
-/// A string member of the request header, empty when absent or null.
-fn text<'a>(path: &str, value: Option<Json<'a>>) -> Result<Cow<'a, str>, FieldError> {
-    let wrong = |found| FieldError::WrongType {
-        path: FieldPath::parse(path),
-        expected: "a string",
-        found,
+/// Reads a `validate` payload; of its objects, `reading` says what the rule
+/// reads, and lookups go to `cluster`.
+pub fn read<'a>(
+    payload: &'a [u8],
+    reading: Reading,
+    cluster: &'a dyn Cluster,
+) -> Result<Payload<'a>, RequestError> {
+    let up_front = match reading {
+        Reading::Paths(paths) => Ok(Reads::new(paths)),
+        Reading::OnDemand(paths) => Err(paths),
     };
-    match value {
-        None => Ok(Cow::Borrowed("")),
-        Some(json) => match json.kind() {
-            Kind::Null => Ok(Cow::Borrowed("")),
-            Kind::String => json.as_str().ok_or_else(|| wrong(Kind::String)),
-            other => Err(wrong(other)),
-        },
+    // Valid UTF-8 once, up front: serde_json then need not check each
+    // string it reads.
+    let text = std::str::from_utf8(payload)
+        .map_err(|e| RequestError(format!("the request is not UTF-8: {e}")))?;
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let parts = PayloadSeed {
+        reads: up_front.as_ref().map_err(|paths| *paths),
     }
+    .deserialize(&mut deserializer)
+    .and_then(|parts| deserializer.end().map(|()| parts))
+    .map_err(|e| RequestError(without_position(&e)))?;
+    let mut header = parts
+        .header
+        .ok_or_else(|| RequestError("request: is required".to_owned()))?;
+    let operation = header
+        .operation
+        .ok_or_else(|| RequestError("request.operation: is required".to_owned()))?;
+    let user = header.user_info.unwrap_or_default();
+    let mut request = Request {
+        operation,
+        group: header
+            .kind
+            .as_mut()
+            .and_then(|k| k.group.take())
+            .unwrap_or_default(),
+        kind: header.kind.and_then(|k| k.kind).unwrap_or_default(),
+        resource: header.resource.and_then(|r| r.resource).unwrap_or_default(),
+        name: header.name.unwrap_or_default(),
+        namespace: header.namespace.unwrap_or_default(),
+        user: User {
+            username: user.username.unwrap_or_default(),
+            groups: user.groups.unwrap_or_default(),
+        },
+        dry_run: header.dry_run.unwrap_or_default(),
+        object: header.object,
+        old_object: header.old_object,
+        cluster,
+    };
+    if request.name.is_empty() {
+        // A malformed object is the rule's business; the name is only a
+        // fallback here.
+        let name = request
+            .subject()
+            .at("metadata.name")
+            .ok()
+            .and_then(|n| n.string().ok().flatten());
+        request.name = Cow::Owned(name.unwrap_or_default().to_owned());
+    }
+    Ok(Payload {
+        request,
+        settings: parts.settings,
+    })
 }
 
-/// The members `keys` of a header object such as `request.kind`; an
-/// absent or `null` object has none (a `null` member is read as absent by
-/// [`text`] and by the `groups` check).
-fn header_members<'a, const N: usize>(
-    path: &str,
-    value: Option<Json<'a>>,
-    keys: [&str; N],
-) -> Result<[Option<Json<'a>>; N], FieldError> {
-    match value.map(|json| (json, json.kind())) {
-        None | Some((_, Kind::Null)) => Ok([None; N]),
-        Some((json, Kind::Object)) => json.get_all(keys).map_err(|e| malformed(path, e)),
-        Some((_, other)) => Err(FieldError::WrongType {
-            path: FieldPath::parse(path),
-            expected: "an object",
-            found: other,
-        }),
+impl<'a> Request<'a> {
+    /// `object`, with paths relative to the object (`spec.x`, not
+    /// `request.object.spec.x`); absent on DELETE.
+    pub fn object(&self) -> Field<'_> {
+        Field::root(self.object.value())
+    }
+
+    /// `oldObject`, with paths relative to the object; present on UPDATE and
+    /// DELETE.
+    pub fn old_object(&self) -> Field<'_> {
+        Field::root(self.old_object.value())
+    }
+
+    /// `paths` of `object`, read now, for a policy that reads on demand
+    /// ([`Reading::OnDemand`]) more than it declared; `None` when the
+    /// request has no object, and always under [`Reading::Paths`], whose
+    /// reads were made up front.
+    pub fn object_reading(&self, paths: &[&str]) -> Option<Value> {
+        self.object.reading(paths)
+    }
+
+    /// `paths` of `oldObject`, as [`Request::object_reading`].
+    pub fn old_object_reading(&self, paths: &[&str]) -> Option<Value> {
+        self.old_object.reading(paths)
+    }
+
+    /// `object`, which the rule cannot judge without: absent is malformed
+    /// (400, `object: is required`).
+    pub fn required_object(&self) -> Result<Field<'_>, FieldError> {
+        required(self.object(), "object")
+    }
+
+    /// `oldObject`, which the rule cannot judge without: absent is malformed
+    /// (400, `oldObject: is required`).
+    pub fn required_old_object(&self) -> Result<Field<'_>, FieldError> {
+        required(self.old_object(), "oldObject")
+    }
+
+    /// The object the request is about: `oldObject` on DELETE, else `object`.
+    pub fn subject(&self) -> Field<'_> {
+        if self.operation == Operation::Delete {
+            self.old_object()
+        } else {
+            self.object()
+        }
+    }
+
+    /// Where cluster reads go (the policy-server, or a test's stand-in).
+    pub fn cluster(&self) -> &'a dyn Cluster {
+        self.cluster
+    }
+
+    /// The resource as kubectl names it unambiguously: `configmaps`,
+    /// `postgreses.apps.cozystack.io`.
+    pub fn kubectl_resource(&self) -> String {
+        let resource = if self.resource.is_empty() {
+            // Kinds are ASCII identifiers.
+            self.kind.to_ascii_lowercase()
+        } else {
+            self.resource.to_string()
+        };
+        if self.group.is_empty() {
+            resource
+        } else {
+            format!("{resource}.{}", self.group)
+        }
+    }
+
+    /// ` --namespace <ns>` for kubectl commands, empty when cluster-scoped.
+    pub fn kubectl_namespace_flag(&self) -> String {
+        if self.namespace.is_empty() {
+            String::new()
+        } else {
+            format!(" --namespace {}", self.namespace)
+        }
+    }
+
+    /// `Kind namespace/name` for messages.
+    pub fn describe(&self) -> String {
+        if self.namespace.is_empty() {
+            format!("{} {}", self.kind, self.name)
+        } else {
+            format!("{} {}/{}", self.kind, self.namespace, self.name)
+        }
     }
 }
 
 /// `object` itself when present; else `Missing`, named as the request names
-/// it (an object field's own path is the root).
-fn required<'a>(object: Field<'a>, name: &str) -> Result<Field<'a>, FieldError> {
+/// it (`object`, `oldObject`: an object field's own path is the root).
+pub fn required<'f>(object: Field<'f>, name: &str) -> Result<Field<'f>, FieldError> {
     if object.is_present() {
         Ok(object)
     } else {
@@ -152,355 +301,267 @@ fn required<'a>(object: Field<'a>, name: &str) -> Result<Field<'a>, FieldError> 
     }
 }
 
-/// The header members, as found.
-#[derive(Default)]
-struct Header<'a> {
-    kind: Option<Json<'a>>,
-    resource: Option<Json<'a>>,
-    name: Option<Json<'a>>,
-    namespace: Option<Json<'a>>,
-    operation: Option<Json<'a>>,
-    user_info: Option<Json<'a>>,
+#[derive(Deserialize, Default)]
+struct GroupKind<'a> {
+    #[serde(borrow, default)]
+    group: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    kind: Option<Cow<'a, str>>,
 }
 
-impl Header<'_> {
-    fn complete(&self) -> bool {
-        self.kind.is_some()
-            && self.resource.is_some()
-            && self.name.is_some()
-            && self.namespace.is_some()
-            && self.operation.is_some()
-            && self.user_info.is_some()
+#[derive(Deserialize, Default)]
+struct Resource<'a> {
+    #[serde(borrow, default)]
+    resource: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize, Default)]
+struct UserInfo<'a> {
+    #[serde(borrow, default)]
+    username: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    groups: Option<Vec<Cow<'a, str>>>,
+}
+
+impl Default for Object<'_> {
+    fn default() -> Self {
+        Object::Read(None)
     }
 }
 
-impl<'a> Payload<'a> {
-    /// Reads a `validate` payload.
-    pub fn parse(bytes: &'a [u8]) -> Result<Self, RequestError> {
-        let document = Json::parse_lazy(bytes).map_err(|e| malformed("", e))?;
-        if document.kind() != Kind::Object {
-            return Err(FieldError::WrongType {
-                path: FieldPath::root(),
-                expected: "an object",
-                found: document.kind(),
-            }
-            .into());
-        }
-        // The settings follow the request; reading them from the end of the
-        // payload spares a pass over the whole request.
-        let settings = match last_member(bytes) {
-            Some((key, value)) if key_equals(key, "settings") => Some(value),
-            _ => document
-                .get("settings")
-                .map_err(|e| malformed("settings", e))?,
+/// The members of `request` a rule can use; the header's strings are
+/// borrowed from the payload.
+#[derive(Default)]
+struct Header<'a> {
+    kind: Option<GroupKind<'a>>,
+    resource: Option<Resource<'a>>,
+    name: Option<Cow<'a, str>>,
+    namespace: Option<Cow<'a, str>>,
+    operation: Option<Operation>,
+    user_info: Option<UserInfo<'a>>,
+    dry_run: Option<bool>,
+    object: Object<'a>,
+    old_object: Object<'a>,
+}
+
+/// The payload's two members.
+struct Parts<'a> {
+    header: Option<Header<'a>>,
+    settings: Option<&'a RawValue>,
+}
+
+/// How the objects are read: up front with these reads, or later for
+/// these paths.
+type ObjectReads<'r> = Result<&'r Reads<'r>, &'static [&'static str]>;
+
+struct PayloadSeed<'r> {
+    reads: ObjectReads<'r>,
+}
+
+impl<'de> DeserializeSeed<'de> for PayloadSeed<'_> {
+    type Value = Parts<'de>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Parts<'de>, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for PayloadSeed<'_> {
+    type Value = Parts<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object with `request` and `settings`")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Parts<'de>, A::Error> {
+        let mut parts = Parts {
+            header: None,
+            settings: None,
         };
-        let request = document
-            .get("request")
-            .map_err(|e| malformed("request", e))?
-            .filter(|r| r.kind() != Kind::Null)
-            .ok_or_else(|| FieldError::Missing {
-                path: FieldPath::parse("request"),
-            })?;
-        Ok(Self {
-            request: Request::read(request)?,
-            settings,
+        while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+            match &*key {
+                "request" => {
+                    parts.header = Some(map.next_value_seed(HeaderSeed { reads: self.reads })?);
+                }
+                "settings" => parts.settings = Some(map.next_value()?),
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(parts)
+    }
+}
+
+struct HeaderSeed<'r> {
+    reads: ObjectReads<'r>,
+}
+
+impl<'de> DeserializeSeed<'de> for HeaderSeed<'_> {
+    type Value = Header<'de>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Header<'de>, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+/// `request.<key>: <problem>`: serde's error, named by the member it is in.
+fn at<E: de::Error>(key: &str) -> impl FnOnce(E) -> E + '_ {
+    move |error| E::custom(format!("request.{key}: {}", without_position(&error)))
+}
+
+impl<'r> HeaderSeed<'r> {
+    /// The next member as an object: read as `reads` says, or kept raw.
+    fn object<'de, A: MapAccess<'de>>(&self, map: &mut A) -> Result<Object<'de>, A::Error> {
+        Ok(match self.reads {
+            Ok(reads) => {
+                Object::Read(Some(map.next_value_seed(reads.seed())?).filter(|v| !v.is_null()))
+            }
+            Err(paths) => Object::Raw {
+                raw: map.next_value::<Option<&'de RawValue>>()?,
+                paths,
+                read: OnceCell::new(),
+            },
         })
     }
 }
 
-impl<'a> Request<'a> {
-    fn read(request: Json<'a>) -> Result<Self, FieldError> {
-        if request.kind() != Kind::Object {
-            return Err(FieldError::WrongType {
-                path: FieldPath::parse("request"),
-                expected: "an object",
-                found: request.kind(),
-            });
-        }
-        let mut rest = Rest {
-            members: request.members(),
-            object: None,
-            old_object: None,
-            exhausted: false,
-        };
-        let mut header = Header::default();
-        // The apiserver writes the header before the objects, so this loop
-        // normally stops before `object`; members it passes are kept.
-        while !header.complete() {
-            let Some(entry) = rest.members.next() else {
-                rest.exhausted = true;
-                break;
-            };
-            let (key, value) = entry.map_err(|e| malformed("request", e))?;
-            let slot = match key {
-                b"\"kind\"" => &mut header.kind,
-                b"\"resource\"" => &mut header.resource,
-                b"\"name\"" => &mut header.name,
-                b"\"namespace\"" => &mut header.namespace,
-                b"\"operation\"" => &mut header.operation,
-                b"\"userInfo\"" => &mut header.user_info,
-                b"\"object\"" => &mut rest.object,
-                b"\"oldObject\"" => &mut rest.old_object,
-                _ => continue,
-            };
-            slot.get_or_insert(value);
-        }
-        let operation_text = text("request.operation", header.operation)?;
-        let operation = Operation::parse(&operation_text).ok_or_else(|| FieldError::WrongType {
-            path: FieldPath::parse("request.operation"),
-            expected: "one of CREATE, UPDATE, DELETE, CONNECT",
-            found: Kind::String,
-        })?;
-        let [group, kind] = header_members("request.kind", header.kind, ["group", "kind"])?;
-        let [resource] = header_members("request.resource", header.resource, ["resource"])?;
-        let [username, groups] =
-            header_members("request.userInfo", header.user_info, ["username", "groups"])?;
-        let groups = match groups {
-            Some(list) if list.kind() == Kind::Array => list
-                .elements()
-                .enumerate()
-                .map(|(i, group)| {
-                    let group = group.map_err(|e| malformed("request.userInfo.groups", e))?;
-                    group.as_str().ok_or_else(|| FieldError::WrongType {
-                        path: FieldPath::parse("request.userInfo.groups").index(i),
-                        expected: "a string",
-                        found: group.kind(),
-                    })
-                })
-                .collect::<Result<_, _>>()?,
-            Some(other) if other.kind() != Kind::Null => {
-                return Err(FieldError::WrongType {
-                    path: FieldPath::parse("request.userInfo.groups"),
-                    expected: "a list",
-                    found: other.kind(),
-                });
-            }
-            _ => Vec::new(),
-        };
-        let mut request = Self {
-            operation,
-            group: text("request.kind.group", group)?,
-            kind: text("request.kind.kind", kind)?,
-            resource: text("request.resource.resource", resource)?,
-            name: text("request.name", header.name)?,
-            namespace: text("request.namespace", header.namespace)?,
-            user: User {
-                username: text("request.userInfo.username", username)?,
-                groups,
-            },
-            rest: RefCell::new(rest),
-        };
-        if request.name.is_empty() {
-            // A malformed object is the rule's business; the name is only a
-            // fallback here.
-            let name = request
-                .subject()
-                .and_then(|s| s.at("metadata.name")?.string());
-            request.name = name.ok().flatten().unwrap_or_default();
-        }
-        Ok(request)
+impl<'de> Visitor<'de> for HeaderSeed<'_> {
+    type Value = Header<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an AdmissionRequest object")
     }
 
-    /// `object` or `oldObject`, reading on through the request only if it
-    /// has not been passed yet.
-    fn find(&self, old: bool) -> Result<Option<Json<'a>>, FieldError> {
-        let mut rest = self.rest.borrow_mut();
-        loop {
-            let found = if old { rest.old_object } else { rest.object };
-            if found.is_some() || rest.exhausted {
-                return Ok(found);
-            }
-            match rest.members.next() {
-                None => rest.exhausted = true,
-                Some(entry) => {
-                    let (key, value) = entry.map_err(|e| malformed("request", e))?;
-                    match key {
-                        b"\"object\"" => _ = rest.object.get_or_insert(value),
-                        b"\"oldObject\"" => _ = rest.old_object.get_or_insert(value),
-                        _ => {}
-                    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Header<'de>, A::Error> {
+        let mut header = Header::default();
+        while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+            let key = &*key;
+            match key {
+                "kind" => header.kind = map.next_value().map_err(at(key))?,
+                "resource" => header.resource = map.next_value().map_err(at(key))?,
+                "name" => header.name = map.next_value().map_err(at(key))?,
+                "namespace" => header.namespace = map.next_value().map_err(at(key))?,
+                "operation" => header.operation = map.next_value().map_err(at(key))?,
+                "userInfo" => header.user_info = map.next_value().map_err(at(key))?,
+                "dryRun" => header.dry_run = map.next_value().map_err(at(key))?,
+                "object" => header.object = self.object(&mut map).map_err(at(key))?,
+                "oldObject" => header.old_object = self.object(&mut map).map_err(at(key))?,
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
                 }
             }
         }
-    }
-
-    /// `object`, with paths relative to the object (`spec.x`, not
-    /// `request.object.spec.x`); absent on DELETE.
-    pub fn object(&self) -> Result<Field<'a>, FieldError> {
-        Ok(Field::root(self.find(false)?))
-    }
-
-    /// `oldObject`, with paths relative to the object; present on UPDATE and
-    /// DELETE.
-    pub fn old_object(&self) -> Result<Field<'a>, FieldError> {
-        Ok(Field::root(self.find(true)?))
-    }
-
-    /// `object`, which the rule cannot judge without: absent is malformed
-    /// (400, `object: is required`).
-    pub fn required_object(&self) -> Result<Field<'a>, FieldError> {
-        self.object().and_then(|object| required(object, "object"))
-    }
-
-    /// `oldObject`, which the rule cannot judge without: absent is malformed
-    /// (400, `oldObject: is required`).
-    pub fn required_old_object(&self) -> Result<Field<'a>, FieldError> {
-        self.old_object()
-            .and_then(|object| required(object, "oldObject"))
-    }
-
-    /// The object the request is about: `oldObject` on DELETE, else `object`.
-    pub fn subject(&self) -> Result<Field<'a>, FieldError> {
-        if self.operation == Operation::Delete {
-            self.old_object()
-        } else {
-            self.object()
-        }
-    }
-
-    /// The resource as kubectl names it unambiguously: `configmaps`,
-    /// `postgreses.apps.cozystack.io`.
-    pub fn kubectl_resource(&self) -> String {
-        // Built with push_str: in wasm, core::fmt costs more per call than
-        // the whole lookup of the field a message is about.
-        let mut text = String::with_capacity(self.resource.len() + self.group.len() + 1);
-        if self.resource.is_empty() {
-            text.push_str(&self.kind.to_lowercase());
-        } else {
-            text.push_str(&self.resource);
-        }
-        if !self.group.is_empty() {
-            text.push('.');
-            text.push_str(&self.group);
-        }
-        text
-    }
-
-    /// ` --namespace <ns>` for kubectl commands, empty when cluster-scoped.
-    pub fn kubectl_namespace_flag(&self) -> String {
-        if self.namespace.is_empty() {
-            String::new()
-        } else {
-            [" --namespace ", &self.namespace].concat()
-        }
-    }
-
-    /// `Kind namespace/name` for messages.
-    pub fn describe(&self) -> String {
-        if self.namespace.is_empty() {
-            [&*self.kind, " ", &self.name].concat()
-        } else {
-            [&*self.kind, " ", &self.namespace, "/", &self.name].concat()
-        }
+        Ok(header)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lookup::Offline;
 
     const DELETE: &str = r#"{"settings": {"x": 1}, "request": {
         "uid": "u", "kind": {"group": "apps.cozystack.io", "version": "v1alpha1", "kind": "Postgres"},
         "resource": {"group": "apps.cozystack.io", "version": "v1alpha1", "resource": "postgreses"},
         "namespace": "tenant-foo", "operation": "DELETE",
         "userInfo": {"username": "alice", "groups": ["g1", "system:authenticated"]},
-        "object": null, "oldObject": {"metadata": {"name": "db"}, "spec": {"storageClass": "local"}}}}"#;
+        "object": null, "oldObject": {"metadata": {"name": "db"}, "spec": {"storageClass": "local"}, "status": {}}}}"#;
+
+    fn parse(text: &str) -> Result<Payload<'_>, RequestError> {
+        read(text.as_bytes(), Reading::Paths(&["spec"]), &Offline)
+    }
 
     #[test]
     fn reads_what_rules_need() {
-        let payload = Payload::parse(DELETE.as_bytes()).unwrap();
+        let payload = parse(DELETE).unwrap();
         let request = payload.request;
         assert_eq!(request.operation, Operation::Delete);
         assert_eq!(request.kind, "Postgres");
         assert_eq!(request.name, "db", "falls back to oldObject.metadata.name");
         assert_eq!(request.user.groups, vec!["g1", "system:authenticated"]);
-        assert!(!request.object().unwrap().is_present());
-        let class = request.subject().unwrap().at("spec.storageClass").unwrap();
-        assert_eq!(class.path().as_str(), "spec.storageClass");
-        assert_eq!(class.string().unwrap().unwrap(), "local");
+        assert!(!request.object().is_present());
+        let class = request.subject().at("spec.storageClass").unwrap();
+        assert_eq!(class.path().to_string(), "spec.storageClass");
+        assert_eq!(class.string().unwrap(), Some("local"));
+        assert!(
+            !request.subject().field("status").unwrap().is_present(),
+            "not read"
+        );
         assert_eq!(request.kubectl_resource(), "postgreses.apps.cozystack.io");
         assert_eq!(request.describe(), "Postgres tenant-foo/db");
-        assert_eq!(payload.settings.unwrap().raw(), b"{\"x\": 1}");
+        assert_eq!(payload.settings.unwrap().get(), "{\"x\": 1}");
     }
 
     #[test]
-    fn settings_may_come_anywhere() {
-        let settings_last = DELETE
-            .replacen("{\"settings\": {\"x\": 1}, ", "{", 1)
-            .replacen("}}}}", "}}}, \"settings\": {\"y\": 2}}", 1);
-        let payload = Payload::parse(settings_last.as_bytes()).unwrap();
-        assert_eq!(payload.settings.unwrap().raw(), b"{\"y\": 2}");
-    }
-
-    #[test]
-    fn objects_are_found_in_any_order() {
-        let reordered = r#"{"request": {"oldObject": {"a": 1}, "object": {"b": 2}, "operation": "UPDATE",
-            "kind": {"kind": "K"}, "resource": {"resource": "ks"}, "userInfo": {}}}"#;
-        let request = Payload::parse(reordered.as_bytes()).unwrap().request;
+    fn members_may_come_in_any_order() {
+        let reordered = r#"{"request": {"oldObject": {"spec": {"a": 1}}, "object": {"spec": {"b": 2}},
+            "operation": "UPDATE", "kind": {"kind": "K"}, "resource": {"resource": "ks"}, "userInfo": {}},
+            "settings": {}}"#;
+        let request = parse(reordered).unwrap().request;
         assert_eq!(
-            request
-                .object()
-                .unwrap()
-                .field("b")
-                .unwrap()
-                .json()
-                .unwrap()
-                .as_i64(),
-            Some(2)
+            request.object().at("spec.b").unwrap().json(),
+            Some(&Value::from(2))
         );
         assert_eq!(
-            request
-                .old_object()
-                .unwrap()
-                .field("a")
-                .unwrap()
-                .json()
-                .unwrap()
-                .as_i64(),
-            Some(1)
+            request.old_object().at("spec.a").unwrap().json(),
+            Some(&Value::from(1))
         );
         assert_eq!(request.namespace, "");
     }
 
     #[test]
-    fn the_header_stops_before_the_objects() {
-        // Everything after userInfo is garbage: a rule that needs no object
-        // never reads it.
-        let lazy = r#"{"request": {"kind": {"kind": "K"}, "resource": {"resource": "ks"}, "name": "n",
-            "namespace": "ns", "operation": "CREATE", "userInfo": {}, "object": @@@}}"#;
-        let request = Payload::parse(lazy.as_bytes()).unwrap().request;
-        assert_eq!(request.name, "n");
-        assert!(request.object().is_err());
+    fn malformed_requests_name_the_member() {
+        let error = |text: &str| parse(text).unwrap_err().0;
+        assert_eq!(error("{}"), "request: is required");
+        assert_eq!(
+            error(r#"{"request": {}}"#),
+            "request.operation: is required"
+        );
+        assert!(
+            error(r#"{"request": {"operation": "PATCH"}}"#)
+                .starts_with("request.operation: unknown variant `PATCH`")
+        );
+        assert!(
+            error(r#"{"request": {"operation": "CREATE", "userInfo": {"groups": ["a", 7]}}}"#)
+                .starts_with("request.userInfo: invalid type: integer `7`, expected a string")
+        );
+        assert!(
+            error(r#"{"request": {"operation": "CREATE", "object": {"spec": @}}}"#)
+                .starts_with("request.object: ")
+        );
+        assert!(error("[]").contains("expected an object"));
+        assert!(error(r#"{"request": {"operation": "CREATE"}} trailing"#).contains("trailing"));
     }
 
     #[test]
-    fn names_the_broken_field() {
-        let broken = DELETE.replace("\"DELETE\"", "\"PATCH\"");
-        let error = Payload::parse(broken.as_bytes()).unwrap_err();
+    fn objects_read_on_demand() {
+        let payload = read(DELETE.as_bytes(), Reading::OnDemand(&[]), &Offline).unwrap();
+        let request = payload.request;
+        assert_eq!(request.name, "db");
+        assert!(
+            !request.old_object().field("spec").unwrap().is_present(),
+            "not read up front"
+        );
+        let spec = request.old_object_reading(&["spec.storageClass"]).unwrap();
+        assert_eq!(spec["spec"], serde_json::json!({"storageClass": "local"}));
         assert_eq!(
-            error.to_string(),
-            "admission request: request.operation must be one of CREATE, UPDATE, DELETE, CONNECT, not a string"
+            request.object_reading(&["spec"]),
+            None,
+            "DELETE has no object"
         );
-        let broken = DELETE.replace("[\"g1\"", "[1");
-        let error = Payload::parse(broken.as_bytes()).unwrap_err().to_string();
-        assert!(
-            error.contains("request.userInfo.groups[0] must be a string, not a number"),
-            "{error}"
-        );
-        let broken = DELETE.replace("\"namespace\": \"tenant-foo\"", "\"namespace\": 7");
-        assert!(
-            Payload::parse(broken.as_bytes())
-                .unwrap_err()
-                .to_string()
-                .contains("request.namespace")
-        );
-        assert!(
-            Payload::parse(b"{}")
-                .unwrap_err()
-                .to_string()
-                .contains("request is required")
-        );
-        assert!(Payload::parse(b"[]").is_err());
-        assert!(Payload::parse(b"not json").is_err());
+        let up_front = parse(DELETE).unwrap().request;
+        assert_eq!(up_front.old_object_reading(&["spec"]), None);
+    }
+
+    #[test]
+    fn escaped_and_null_header_members() {
+        let text = r#"{"request": {"operation": "CREATE", "name": "a\u0062", "namespace": null,
+            "userInfo": {"username": null, "groups": null}, "kind": {"group": null, "kind": "K"}}}"#;
+        let request = parse(text).unwrap().request;
+        assert_eq!(request.name, "ab");
+        assert_eq!(request.namespace, "");
+        assert_eq!(request.group, "");
+        assert!(request.user.groups.is_empty());
     }
 }

@@ -6,6 +6,14 @@
 //! included (`"+80"` is port 80, `10.0.0.1/8` is a valid CIDR, `010.0.0.1`
 //! is not).
 
+/// A Kubernetes kind name as ApplicationDefinitions spell them: an ASCII
+/// capital, then letters and digits, usable as a label value (at most 63).
+pub fn is_kind_name(kind: &str) -> bool {
+    kind.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+        && kind.chars().all(|c| c.is_ascii_alphanumeric())
+        && kind.len() <= 63
+}
+
 /// RFC 1123 label: at most 63 lowercase alphanumerics or `-`, starting and
 /// ending with an alphanumeric (namespaces, most object names).
 pub fn is_dns1123_label(value: &str) -> bool {

@@ -32,11 +32,13 @@ pub fn check(request: &Request<'_>, settings: &Settings) -> Result<Verdict, Fiel
         return Ok(Verdict::allow());
     };
     let old_object = request.required_old_object()?;
-    let name_field = old_object.at("metadata.name")?.string()?;
-    let name = name_field.as_deref().unwrap_or(&request.name);
+    let name = old_object
+        .at("metadata.name")?
+        .string()?
+        .unwrap_or(&request.name);
     let confirmation = old_object.at("metadata.annotations")?.field(CONFIRM)?;
     let value = confirmation.string()?;
-    if value.as_deref() == Some(name) {
+    if value == Some(name) {
         return Ok(Verdict::allow());
     }
     let release = format!("{}{name}", app.release_prefix);

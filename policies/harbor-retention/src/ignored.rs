@@ -11,10 +11,9 @@
 //! volumes anyway. Whoever writes them believes the data is kept; it is
 //! not.
 
-use shared::json::Kind;
-use shared::{Field, FieldError};
+use shared::{Field, FieldError, Kind};
 
-use crate::walk::{Step, WalkError, find};
+use crate::walk::{Step, TooDeep, find};
 
 /// The Helm annotation that would keep a rendered resource.
 pub const HELM_RESOURCE_POLICY: &str = "helm.sh/resource-policy";
@@ -39,7 +38,7 @@ fn is_retention_key(name: &str) -> bool {
 /// `resourcePolicy` (or `helm.sh/resource-policy`), `spec.persistence`, and
 /// any `persistence` under `spec.harbor`. A reported key's value is not
 /// searched further. Names are compared ignoring ASCII case.
-pub fn find_in_spec<'a>(spec: &Field<'a>) -> Result<Vec<Field<'a>>, WalkError> {
+pub fn find_in_spec<'a>(spec: &Field<'a>) -> Result<Vec<Field<'a>>, TooDeep> {
     if spec.kind() != Some(Kind::Object) {
         return Ok(Vec::new());
     }
@@ -70,14 +69,15 @@ pub fn annotation<'a>(object: &Field<'a>) -> Result<Option<Field<'a>>, FieldErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shared::json::Json;
+    use shared::FieldPath;
 
     fn found(spec: &str) -> Vec<String> {
-        let spec = Field::under("spec", Some(Json::parse(spec.as_bytes()).unwrap()));
+        let value: serde_json::Value = serde_json::from_str(spec).unwrap();
+        let spec = Field::new(FieldPath::parse("spec"), Some(&value));
         find_in_spec(&spec)
             .unwrap()
             .iter()
-            .map(|field| field.path().as_str().to_owned())
+            .map(|field| field.path().to_string())
             .collect()
     }
 
@@ -93,12 +93,12 @@ mod tests {
                     "core": {"annotations": {"helm.sh/resource-policy": "keep"}}}"#
             ),
             [
-                "spec.persistence",
-                "spec.harbor.persistence",
-                "spec.harbor.jobservice.persistence",
-                "spec.trivy.resourcePolicy",
-                "spec.redis[0].ResourcePolicy",
                 "spec.core.annotations[\"helm.sh/resource-policy\"]",
+                "spec.harbor.jobservice.persistence",
+                "spec.harbor.persistence",
+                "spec.persistence",
+                "spec.redis[0].ResourcePolicy",
+                "spec.trivy.resourcePolicy",
             ]
         );
     }

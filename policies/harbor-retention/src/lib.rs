@@ -26,12 +26,21 @@ mod walk;
 use std::collections::HashSet;
 
 use shared::catalogue::APPS_GROUP;
-use shared::{Field, FieldError, FieldPath, Finding, Operation, Refusal, Request, Review, Verdict};
+use shared::{
+    Field, FieldError, FieldPath, Finding, Kind, Operation, Reading, Refusal, Request, Review,
+    Verdict,
+};
 
 pub use settings::{DeleteGate, Settings};
-use walk::{MAX_DEPTH, WalkError};
+use walk::{MAX_DEPTH, TooDeep};
 
-shared::policy!(Settings, evaluate);
+/// What the rule reads of each object: the Harbor values and the
+/// annotations (the confirmation, `helm.sh/resource-policy`). Most requests
+/// need one object (an UPDATE reads the old one only to tell stored keys
+/// from new ones), so each is read when first asked for.
+pub const READS: Reading = Reading::OnDemand(&["metadata.annotations", "spec"]);
+
+shared::policy!(Settings, evaluate, READS);
 
 const IGNORED: &str = "is ignored by the Harbor chart, which has no persistence or resourcePolicy values: the platform \
      hard-codes persistence.resourcePolicy=keep and still deletes the jobservice and trivy volumes and the registry \
@@ -62,16 +71,10 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
 
 /// A spec nested beyond what the walk enters: malformed for a Harbor.
 fn too_deep(path: FieldPath) -> Verdict {
-    Verdict::Deny {
-        refusal: Refusal::Malformed,
-        violations: vec![Finding::new(
-            path,
-            format!(
-                "nests deeper than {MAX_DEPTH} levels; Harbor values are at most four levels deep"
-            ),
-        )],
-        warnings: Vec::new(),
-    }
+    Verdict::malformed(Finding::new(
+        path,
+        format!("nests deeper than {MAX_DEPTH} levels; Harbor values are at most four levels deep"),
+    ))
 }
 
 /// The retention keys of an object.
@@ -80,9 +83,16 @@ struct Found<'a> {
     annotation: Option<Field<'a>>,
 }
 
-fn retention_keys<'a>(object: &Field<'a>) -> Result<Found<'a>, WalkError> {
-    let in_spec = ignored::find_in_spec(&object.field("spec")?)?;
-    let annotation = ignored::annotation(object)?;
+/// Why the keys could not be listed.
+enum Unlisted {
+    Field(FieldError),
+    TooDeep(FieldPath),
+}
+
+fn retention_keys<'a>(object: &Field<'a>) -> Result<Found<'a>, Unlisted> {
+    let spec = object.field("spec").map_err(Unlisted::Field)?;
+    let in_spec = ignored::find_in_spec(&spec).map_err(|TooDeep(path)| Unlisted::TooDeep(path))?;
+    let annotation = ignored::annotation(object).map_err(Unlisted::Field)?;
     Ok(Found {
         in_spec,
         annotation,
@@ -91,29 +101,29 @@ fn retention_keys<'a>(object: &Field<'a>) -> Result<Found<'a>, WalkError> {
 
 fn ignored_keys(request: &Request<'_>) -> Result<Verdict, FieldError> {
     let object = request.required_object()?;
-    object.field("spec")?.expect(shared::json::Kind::Object)?;
+    object.field("spec")?.expect(Kind::Object)?;
     let Found {
         in_spec,
         annotation,
     } = match retention_keys(&object) {
         Ok(found) => found,
-        Err(WalkError::Field(error)) => return Err(error),
-        Err(WalkError::TooDeep(path)) => return Ok(too_deep(path)),
+        Err(Unlisted::Field(error)) => return Err(error),
+        Err(Unlisted::TooDeep(path)) => return Ok(too_deep(path)),
     };
     if in_spec.is_empty() && annotation.is_none() {
         return Ok(Verdict::allow());
     }
     // An UPDATE may keep what is already stored: it is reported, but an
     // existing Harbor stays editable (and can be annotated for deletion).
-    let stored: HashSet<String> = if request.operation == Operation::Update {
-        match retention_keys(&request.old_object()?) {
+    let stored: HashSet<FieldPath> = if request.operation == Operation::Update {
+        match retention_keys(&request.old_object()) {
             Ok(old) => old
                 .in_spec
                 .iter()
                 .chain(&old.annotation)
-                .map(|field| field.path().as_str().to_owned())
+                .map(Field::path)
                 .collect(),
-            _ => HashSet::new(),
+            Err(_) => HashSet::new(),
         }
     } else {
         HashSet::new()
@@ -121,14 +131,14 @@ fn ignored_keys(request: &Request<'_>) -> Result<Verdict, FieldError> {
     let mut review = Review::new();
     for field in &in_spec {
         let path = field.path();
-        if stored.contains(path.as_str()) {
+        if stored.contains(&path) {
             review.warning(path, ALREADY_STORED);
         } else {
             review.violation(path, IGNORED);
         }
     }
     if let Some(annotation) = annotation {
-        if stored.contains(annotation.path().as_str()) {
+        if stored.contains(&annotation.path()) {
             review.warning(annotation.path(), ALREADY_STORED);
         } else {
             review.violation(annotation.path(), ANNOTATION_IGNORED);

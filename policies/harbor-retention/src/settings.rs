@@ -1,6 +1,7 @@
 //! Settings of `harbor-retention`.
 
 use serde::Deserialize;
+use shared::catalogue::PLATFORM_GROUPS;
 use shared::{Exemptions, User, Validatable};
 
 use crate::reclaim::{kind_names, reclaimed_kind};
@@ -38,14 +39,6 @@ impl Default for DeleteGate {
         }
     }
 }
-
-/// Service-account groups of the platform's controllers: `cozy-system`
-/// (cozystack-api, the migration hook, the Tenant chart's pre-delete
-/// cleanup Jobs) and `cozy-fluxcd` (Flux, which uninstalls releases).
-pub const PLATFORM_GROUPS: &[&str] = &[
-    "system:serviceaccounts:cozy-system",
-    "system:serviceaccounts:cozy-fluxcd",
-];
 
 /// kube-controller-manager's namespace controller, which deletes what is
 /// left in a namespace being deleted, one object at a time (with and

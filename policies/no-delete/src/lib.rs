@@ -10,11 +10,14 @@
 
 mod settings;
 
-use shared::{Field, FieldError, Operation, Refusal, Request, Review, Verdict};
+use shared::{Field, FieldError, Operation, Reading, Refusal, Request, Review, Verdict};
 
 pub use settings::{LabelRemoval, Settings};
 
-shared::policy!(Settings, evaluate);
+/// What the rule reads of each object.
+pub const READS: Reading = Reading::Paths(&["metadata.labels"]);
+
+shared::policy!(Settings, evaluate, READS);
 
 /// The only value that protects, as in the VAP binding's `matchLabels`.
 const PROTECTED: &str = "true";
@@ -22,7 +25,7 @@ const PROTECTED: &str = "true";
 /// The protecting label of `object`: its field, and whether it protects.
 fn protection<'a>(object: &Field<'a>, key: &str) -> Result<(Field<'a>, bool), FieldError> {
     let label = object.at("metadata.labels")?.field(key)?;
-    let protects = label.string()?.as_deref() == Some(PROTECTED);
+    let protects = label.string()? == Some(PROTECTED);
     Ok((label, protects))
 }
 
@@ -48,23 +51,15 @@ fn deletion(request: &Request<'_>, settings: &Settings) -> Result<Verdict, Field
     if protects {
         review.violation(
             label.path(),
-            [
-                "Deletion blocked: ",
-                &request.describe(),
-                " carries ",
-                &settings.label_key,
-                "=",
-                PROTECTED,
-                ". To delete it, first lift the protection: kubectl label ",
-                &request.kubectl_resource(),
-                " ",
-                &request.name,
-                &request.kubectl_namespace_flag(),
-                " ",
-                &settings.label_key,
-                "-",
-            ]
-            .concat(),
+            format!(
+                "Deletion blocked: {} carries {key}={PROTECTED}. To delete it, first lift the protection: \
+                 kubectl label {} {}{} {key}-",
+                request.describe(),
+                request.kubectl_resource(),
+                request.name,
+                request.kubectl_namespace_flag(),
+                key = settings.label_key,
+            ),
         );
     }
     Ok(review.verdict(Refusal::Forbidden))
@@ -75,11 +70,11 @@ fn label_removal(
     settings: &Settings,
     guard: &LabelRemoval,
 ) -> Result<Verdict, FieldError> {
-    let (_, was_protected) = protection(&request.old_object()?, &settings.label_key)?;
+    let (_, was_protected) = protection(&request.old_object(), &settings.label_key)?;
     if !was_protected {
         return Ok(Verdict::allow());
     }
-    let (label, still_protected) = protection(&request.object()?, &settings.label_key)?;
+    let (label, still_protected) = protection(&request.object(), &settings.label_key)?;
     let allowed = request
         .user
         .groups

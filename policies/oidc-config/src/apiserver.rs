@@ -23,7 +23,6 @@ pub fn check(control_plane: &Field<'_>, mode: Mode, review: &mut Review) -> Resu
         .field("apiServer")?
         .members(["extraArgs", "extraVolumes"])?;
     for arg in extra_args.items()? {
-        let arg = arg?;
         let Some(text) = arg.string()? else {
             continue;
         };
@@ -48,9 +47,8 @@ pub fn check(control_plane: &Field<'_>, mode: Mode, review: &mut Review) -> Resu
         );
     }
     for volume in extra_volumes.items()? {
-        let volume = volume?;
         let name = volume.field("name")?;
-        if name.string()?.as_deref() == Some(RESERVED_VOLUME) {
+        if name.string()? == Some(RESERVED_VOLUME) {
             review.violation(
                 name.path(),
                 "controlPlane.apiServer.extraVolumes: volume name \"authentication-config\" is reserved by the chart \

@@ -7,8 +7,8 @@
 //! `packages/extra/monitoring/values.schema.json`. The failure messages are
 //! the charts' own `fail` texts, so auditors recognise them.
 
+use shared::Kind;
 use shared::catalogue::APPS_GROUP;
-use shared::json::Kind;
 
 /// Which chart renders the object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

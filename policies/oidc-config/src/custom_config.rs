@@ -4,8 +4,7 @@
 //! ("not set"); `customConfig` is read only in mode `CustomConfig`, where
 //! exactly one of the inline config and `secretRef.name` must be set.
 
-use shared::json::Kind;
-use shared::{Field, FieldError, Review};
+use shared::{Field, FieldError, Kind, Review};
 
 use crate::chart::{BOTH_SET, Chart, MODES, Mode, SYSTEM_NEEDS_PLATFORM};
 
@@ -15,11 +14,11 @@ pub fn mode(field: &Field<'_>, review: &mut Review) -> Result<Mode, FieldError> 
         // The chart default.
         return Ok(Mode::None);
     };
-    let mode = Mode::parse(&text);
+    let mode = Mode::parse(text);
     if mode == Mode::Invalid {
         let hint = if MODES
             .split(", ")
-            .any(|name| name.eq_ignore_ascii_case(&text))
+            .any(|name| name.eq_ignore_ascii_case(text))
         {
             " (the names are case-sensitive)"
         } else {
@@ -60,9 +59,10 @@ pub fn check<'a>(
     let config_set = match (config.kind(), chart.config_kind()) {
         (None, _) => false,
         (Some(Kind::String), Kind::String) => config.string()?.is_some_and(|c| !c.is_empty()),
-        (Some(Kind::Object), Kind::Object) => {
-            config.json().is_some_and(|c| c.members().next().is_some())
-        }
+        (Some(Kind::Object), Kind::Object) => config
+            .json()
+            .and_then(|c| c.as_object())
+            .is_some_and(|members| !members.is_empty()),
         (Some(found), _) => {
             review.violation(config.path(), chart.config_type_problem(found));
             // Written with intent, so it counts as set: the type is the

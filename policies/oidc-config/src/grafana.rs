@@ -6,8 +6,7 @@
 //! chart's values), so a different value written there is silently
 //! ignored: the users Job's contract depends on them.
 
-use shared::json::Kind;
-use shared::{Field, FieldError, Review};
+use shared::{Field, FieldError, Kind, Review, Value};
 
 /// The keys the chart forces, with their values.
 const FORCED: &[(&str, &str)] = &[
@@ -27,11 +26,9 @@ pub fn check_forced_keys(config: &Field<'_>, review: &mut Review) -> Result<(), 
         let Some(json) = value.json() else {
             continue;
         };
-        let same = match json.kind() {
-            Kind::Bool => json.as_bool().map(|b| if b { "true" } else { "false" }) == Some(*forced),
-            Kind::String => json
-                .as_str()
-                .is_some_and(|s| s.eq_ignore_ascii_case(forced)),
+        let same = match json {
+            Value::Bool(flag) => flag.to_string() == *forced,
+            Value::String(text) => text.eq_ignore_ascii_case(forced),
             _ => false,
         };
         if !same {

@@ -22,12 +22,18 @@ mod settings;
 mod users;
 
 use chart::{Chart, Mode};
-use shared::json::Kind;
-use shared::{FieldError, Operation, Refusal, Request, Review, Verdict};
+use shared::{FieldError, Kind, Operation, Reading, Refusal, Request, Review, Verdict};
 
 pub use settings::Settings;
 
-shared::policy!(Settings, evaluate);
+/// What the rule reads of each object.
+pub const READS: Reading = Reading::Paths(&[
+    "spec.oidc",
+    "spec.controlPlane.apiServer.extraArgs",
+    "spec.controlPlane.apiServer.extraVolumes",
+]);
+
+shared::policy!(Settings, evaluate, READS);
 
 /// The rule: pure over the request and settings.
 pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, FieldError> {
@@ -40,7 +46,6 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
         return Ok(Verdict::allow());
     }
     let object = request.required_object()?;
-    // One walk of `spec` for both: `controlPlane` comes before `oidc`.
     let [oidc, control_plane] = object.field("spec")?.members(["oidc", "controlPlane"])?;
     if !oidc.is_present() {
         return Ok(Verdict::allow());
@@ -80,7 +85,7 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
         match chart {
             Chart::Kubernetes => {
                 if request.operation == Operation::Update && !users.is_empty() {
-                    let before = users::bound_before(&request.old_object()?);
+                    let before = users::bound_before(&request.old_object());
                     users::check_role_changes(&users, &before, &mut review);
                 }
                 apiserver::check(&control_plane, mode, &mut review)?;

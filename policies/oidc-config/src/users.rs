@@ -21,8 +21,6 @@
 //!   differ only in case name one account, and with different roles the
 //!   last one wins on every run.
 
-use std::borrow::Cow;
-
 use shared::{Field, FieldError, Review};
 
 use crate::chart::{Chart, Mode};
@@ -34,8 +32,8 @@ pub struct User<'a> {
     pub entry: Field<'a>,
     pub email: Field<'a>,
     pub role: Field<'a>,
-    pub email_text: Option<Cow<'a, str>>,
-    pub role_text: Option<Cow<'a, str>>,
+    pub email_text: Option<&'a str>,
+    pub role_text: Option<&'a str>,
     /// The chart accepts the entry (no violation so far).
     pub valid: bool,
 }
@@ -46,7 +44,6 @@ pub fn read<'a>(users: &Field<'a>) -> Result<Vec<User<'a>>, FieldError> {
     users
         .items()?
         .map(|entry| {
-            let entry = entry?;
             let [email, role] = entry.members(["email", "role"])?;
             let email_text = email.string()?;
             let role_text = role.string()?;
@@ -90,7 +87,7 @@ pub fn check_entries(chart: Chart, mode: Mode, users: &mut [User<'_>], review: &
 }
 
 fn check_kubernetes(mode: Mode, user: &User<'_>, review: &mut Review, bad: &mut bool) {
-    match user.role_text.as_deref() {
+    match user.role_text {
         None => {
             *bad = true;
             review.violation(
@@ -112,7 +109,7 @@ fn check_kubernetes(mode: Mode, user: &User<'_>, review: &mut Review, bad: &mut 
         }
         Some(_) => {}
     }
-    match user.email_text.as_deref() {
+    match user.email_text {
         None => {
             *bad = true;
             review.violation(user.email.path(), REQUIRED);
@@ -136,7 +133,7 @@ fn check_kubernetes(mode: Mode, user: &User<'_>, review: &mut Review, bad: &mut 
 }
 
 fn check_monitoring(user: &User<'_>, review: &mut Review, bad: &mut bool) {
-    match user.role_text.as_deref() {
+    match user.role_text {
         None | Some("") => {
             *bad = true;
             review.violation(
@@ -157,7 +154,7 @@ fn check_monitoring(user: &User<'_>, review: &mut Review, bad: &mut bool) {
         }
         Some(_) => {}
     }
-    match user.email_text.as_deref() {
+    match user.email_text {
         None => {
             *bad = true;
             review.violation(user.email.path(), REQUIRED);
@@ -185,13 +182,12 @@ pub fn check_duplicates(chart: Chart, users: &mut [User<'_>], review: &mut Revie
         let Some(user) = users.get(later) else {
             continue;
         };
-        let (Some(email), Some(role), true) = (&user.email_text, &user.role_text, user.valid)
-        else {
+        let (Some(email), Some(role), true) = (user.email_text, user.role_text, user.valid) else {
             continue;
         };
         let clash = users.iter().take(later).find(|earlier| {
             earlier.valid
-                && earlier.email_text.as_deref().is_some_and(|e| {
+                && earlier.email_text.is_some_and(|e| {
                     e == email
                         || (chart == Chart::Monitoring
                             && e.eq_ignore_ascii_case(email)
@@ -201,11 +197,11 @@ pub fn check_duplicates(chart: Chart, users: &mut [User<'_>], review: &mut Revie
         let Some(earlier) = clash else {
             continue;
         };
-        let earlier_email = earlier.email_text.as_deref().unwrap_or_default();
-        let earlier_role = earlier.role_text.as_deref().unwrap_or_default();
+        let earlier_email = earlier.email_text.unwrap_or_default();
+        let earlier_role = earlier.role_text.unwrap_or_default();
         let first = earlier.entry.path();
         let violation = match chart {
-            Chart::Kubernetes if earlier_role == role.as_ref() => {
+            Chart::Kubernetes if earlier_role == role => {
                 review.warning(
                     user.entry.path(),
                     format!("repeats {first} (same email and role); the chart applies one ClusterRoleBinding twice. Remove it."),
@@ -222,7 +218,7 @@ pub fn check_duplicates(chart: Chart, users: &mut [User<'_>], review: &mut Revie
                 );
                 true
             }
-            Chart::Monitoring if earlier_email == email.as_ref() => {
+            Chart::Monitoring if earlier_email == email => {
                 review.violation(
                     user.email.path(),
                     format!(
@@ -251,7 +247,7 @@ pub fn check_duplicates(chart: Chart, users: &mut [User<'_>], review: &mut Revie
 }
 
 /// An `(email, role)` pair.
-pub type Binding<'a> = (Cow<'a, str>, Cow<'a, str>);
+pub type Binding<'a> = (&'a str, &'a str);
 
 /// `(email, role)` of the users an existing object's chart has bound:
 /// those of `oldObject` when its mode was not `None`. A stored object the
@@ -259,7 +255,7 @@ pub type Binding<'a> = (Cow<'a, str>, Cow<'a, str>);
 pub fn bound_before<'a>(old: &Field<'a>) -> Vec<Binding<'a>> {
     let read = || -> Result<Vec<Binding<'a>>, FieldError> {
         let [mode, users] = old.at("spec.oidc")?.members(["mode", "users"])?;
-        if !mode.string()?.is_some_and(|m| Mode::parse(&m).is_enabled()) {
+        if !mode.string()?.is_some_and(|m| Mode::parse(m).is_enabled()) {
             return Ok(Vec::new());
         }
         Ok(read(&users)?
@@ -279,9 +275,9 @@ pub fn check_role_changes(users: &[User<'_>], before: &[Binding<'_>], review: &m
         let (Some(email), Some(role)) = (&user.email_text, &user.role_text) else {
             continue;
         };
-        let previous = before.iter().find(|(e, r)| {
-            e == email && r != role && Chart::Kubernetes.roles().contains(&r.as_ref())
-        });
+        let previous = before
+            .iter()
+            .find(|(e, r)| e == email && r != role && Chart::Kubernetes.roles().contains(r));
         if let Some((_, old_role)) = previous {
             review.violation(
                 user.role.path(),

@@ -17,7 +17,7 @@
 //! A lookup that fails is reported as a warning and the static verdict
 //! stands: a host error says nothing about the object.
 
-use shared::lookup::{Cluster, ListByNamespace, LookupError, label, list_items, name};
+use shared::lookup::{Cluster, ListByNamespace, LookupError, label, list_items, text};
 use shared::{FieldPath, Review};
 
 use crate::settings::MissingTargets;
@@ -52,7 +52,7 @@ fn applications(
         if let (Some(kind), Some(name)) =
             (label(&release, KIND_LABEL)?, label(&release, NAME_LABEL)?)
         {
-            found.push((kind.into_owned(), name.into_owned()));
+            found.push((kind.to_owned(), name.to_owned()));
         }
     }
     Ok(found)
@@ -70,8 +70,8 @@ fn security_groups(cluster: &dyn Cluster, namespace: &str) -> Result<Vec<String>
     })?;
     let mut found = Vec::new();
     for policy in list_items(&answer)? {
-        if let Some(name) = name(&policy)? {
-            found.push(name.into_owned());
+        if let Some(name) = text(&policy, "metadata.name")? {
+            found.push(name.to_owned());
         }
     }
     Ok(found)

@@ -15,29 +15,24 @@ mod existence;
 mod settings;
 mod spec;
 
-use shared::lookup::{Cluster, Host};
-use shared::{FieldError, Operation, Refusal, Request, Review, Verdict};
+use shared::{FieldError, Operation, Reading, Refusal, Request, Review, Verdict};
 
 pub use settings::{MissingTargets, Settings};
 use spec::{AppTarget, GroupTarget, Known, Walk};
 
-shared::policy!(Settings, evaluate);
+/// What the rule reads of each object (and the implicit `metadata.name`
+/// and `metadata.namespace`).
+pub const READS: Reading = Reading::Paths(&["spec"]);
+
+shared::policy!(Settings, evaluate, READS);
 
 /// API group of SecurityGroups.
 const SDN_GROUP: &str = "sdn.cozystack.io";
 const KIND: &str = "SecurityGroup";
 
-/// The rule, asking the policy-server for cluster state.
+/// The rule: pure over the request and settings; cluster reads go where
+/// the request says ([`Request::cluster`]).
 pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, FieldError> {
-    evaluate_with(request, settings, &Host)
-}
-
-/// The rule, with cluster reads going to `cluster`.
-pub fn evaluate_with(
-    request: &Request<'_>,
-    settings: &Settings,
-    cluster: &dyn Cluster,
-) -> Result<Verdict, FieldError> {
     let writes = matches!(request.operation, Operation::Create | Operation::Update);
     if !writes
         || request.group != SDN_GROUP
@@ -62,33 +57,30 @@ pub fn evaluate_with(
     // were checked when they were written, and a target deleted since must
     // not block unrelated edits (audit-scanner re-checks live groups).
     let known = match request.operation {
-        Operation::Update => request
-            .old_object()
-            .map(|old| Known::read(&old))
-            .unwrap_or_default(),
+        Operation::Update => Known::read(&request.old_object()),
         _ => Known::default(),
     };
     let own_name = name.string()?.unwrap_or_default();
     let apps: Vec<&AppTarget<'_>> = targets
         .apps
         .iter()
-        .filter(|app| !known.has_app(&app.kind, &app.name))
+        .filter(|app| !known.has_app(app.kind, app.name))
         .collect();
     // A group may admit its own members (`fromSG: [itself]`); on CREATE it
     // does not exist yet.
     let groups: Vec<&GroupTarget<'_>> = targets
         .groups
         .iter()
-        .filter(|group| group.name != own_name && !known.has_group(&group.name))
+        .filter(|group| group.name != own_name && !known.has_group(group.name))
         .collect();
     let namespace = if request.namespace.is_empty() {
         namespace.string()?.unwrap_or_default()
     } else {
-        request.namespace.clone()
+        &request.namespace
     };
     existence::check(
-        cluster,
-        &namespace,
+        request.cluster(),
+        namespace,
         &apps,
         &groups,
         settings.missing_targets,
@@ -100,8 +92,7 @@ pub fn evaluate_with(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shared::lookup::{ListByNamespace, LookupError};
-    use shared::request::Payload;
+    use shared::lookup::{Cluster, GetResource, ListByNamespace, LookupError};
     use std::cell::RefCell;
 
     /// Answers HelmRelease and CiliumNetworkPolicy lists from fixed JSON
@@ -136,6 +127,10 @@ mod tests {
                 .map(|a| a.as_bytes().to_vec())
                 .map_err(|e| LookupError(e.to_owned()))
         }
+
+        fn get(&self, request: &GetResource<'_>) -> Result<Vec<u8>, LookupError> {
+            panic!("unexpected get of {}", request.kind)
+        }
     }
 
     const RELEASES: &str = r#"{"items": [
@@ -166,8 +161,8 @@ mod tests {
     }
 
     fn run(text: &str, settings: &Settings, cluster: &FakeCluster) -> Verdict {
-        let payload = Payload::parse(text.as_bytes()).unwrap();
-        evaluate_with(&payload.request, settings, cluster).unwrap()
+        let payload = shared::request::read(text.as_bytes(), READS, cluster).unwrap();
+        evaluate(&payload.request, settings).unwrap()
     }
 
     fn deny(mode: MissingTargets) -> Settings {

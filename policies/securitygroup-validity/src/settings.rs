@@ -2,7 +2,7 @@
 
 use serde::Deserialize;
 use shared::catalogue::app_kind;
-use shared::validators::check_label_value;
+use shared::validators::is_kind_name;
 use shared::{Exemptions, Validatable};
 
 /// What a reference to an application or SecurityGroup that does not exist
@@ -41,14 +41,6 @@ impl Settings {
     pub fn knows_kind(&self, kind: &str) -> bool {
         app_kind(kind).is_some() || self.extra_kinds.iter().any(|k| k == kind)
     }
-}
-
-/// A Kubernetes kind name as ApplicationDefinitions spell them: an ASCII
-/// capital, then letters and digits, usable as a label value.
-fn is_kind_name(kind: &str) -> bool {
-    kind.chars().next().is_some_and(|c| c.is_ascii_uppercase())
-        && kind.chars().all(|c| c.is_ascii_alphanumeric())
-        && check_label_value(kind).is_ok()
 }
 
 impl Validatable for Settings {

@@ -6,8 +6,6 @@
 //! One walk over the object does both, and collects the references that
 //! passed, for the existence checks that follow.
 
-use std::borrow::Cow;
-
 use shared::catalogue::{APP_KINDS, APPS_GROUP, app_kind_by_plural};
 use shared::validators::{
     check_label_value, check_qualified_name, is_cidr_or_ip, is_cilium_protocol,
@@ -18,28 +16,28 @@ use shared::{Field, FieldError, Review};
 use crate::settings::Settings;
 
 /// A reference to an application that passed the static checks.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AppTarget<'a> {
     /// The reference (`spec.attachments[0]`).
     pub reference: Field<'a>,
     /// The list it is in (`spec.attachments`).
     pub list: Field<'a>,
-    pub kind: Cow<'a, str>,
-    pub name: Cow<'a, str>,
+    pub kind: &'a str,
+    pub name: &'a str,
     /// An attachment rather than a `fromApp`/`toApp` peer.
     pub attachment: bool,
 }
 
 /// A `fromSG`/`toSG` peer that passed the static checks.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GroupTarget<'a> {
     pub reference: Field<'a>,
     pub list: Field<'a>,
-    pub name: Cow<'a, str>,
+    pub name: &'a str,
 }
 
 /// `(apiGroup, kind, name)` of an application reference.
-type AppIdentity<'a> = (Cow<'a, str>, Cow<'a, str>, Cow<'a, str>);
+type AppIdentity<'a> = (&'a str, &'a str, &'a str);
 
 /// What the walk found.
 #[derive(Debug, Default)]
@@ -77,7 +75,7 @@ fn check_membership_name(name: &str) -> Result<(), String> {
 }
 
 /// A string, `""` when absent or null (Go's zero value).
-fn text<'a>(field: &Field<'a>) -> Result<Cow<'a, str>, FieldError> {
+fn text<'a>(field: &Field<'a>) -> Result<&'a str, FieldError> {
     Ok(field.string()?.unwrap_or_default())
 }
 
@@ -160,10 +158,9 @@ impl<'r, 'a> Walk<'r, 'a> {
         if name.is_empty() {
             return Ok(());
         }
-        if let Err(message) = check_membership_name(&name) {
-            self.review
-                .violation(field.path(), invalid(&name, &message));
-        } else if !is_dns1123_subdomain(&name) {
+        if let Err(message) = check_membership_name(name) {
+            self.review.violation(field.path(), invalid(name, &message));
+        } else if !is_dns1123_subdomain(name) {
             self.review.violation(
                 field.path(),
                 format!(
@@ -181,16 +178,17 @@ impl<'r, 'a> Walk<'r, 'a> {
         let [target_ref, attachments, ingress, egress] =
             spec.members(["targetRef", "attachments", "ingress", "egress"])?;
         self.legacy_target_ref(&target_ref);
-        let attached = attachments.items()?.collect::<Result<Vec<_>, _>>()?;
+        let attached: Vec<Field<'a>> = attachments.items()?.collect();
         let mut seen: Vec<(&Field<'a>, AppIdentity<'a>)> = Vec::new();
         for reference in &attached {
             let Some((group, kind, name)) = self.app_reference(reference)? else {
                 continue;
             };
-            let identity = (group.as_ref(), kind.as_ref(), name.as_ref());
-            if let Some((first, (first_group, ..))) = seen.iter().find(|(_, (g, k, n))| {
-                same_application((g.as_ref(), k.as_ref(), n.as_ref()), identity)
-            }) {
+            let identity = (group, kind, name);
+            if let Some((first, (first_group, ..))) = seen
+                .iter()
+                .find(|(_, (g, k, n))| same_application((g, k, n), identity))
+            {
                 let note = if *first_group == group {
                     ""
                 } else {
@@ -208,8 +206,8 @@ impl<'r, 'a> Walk<'r, 'a> {
             self.targets.apps.push(AppTarget {
                 reference: reference.clone(),
                 list: attachments.clone(),
-                kind: kind.clone(),
-                name: name.clone(),
+                kind,
+                name,
                 attachment: true,
             });
             seen.push((reference, (group, kind, name)));
@@ -217,7 +215,7 @@ impl<'r, 'a> Walk<'r, 'a> {
         let mut rules = 0;
         for rule in ingress.items()? {
             let [apps, groups, cidrs, ports] =
-                rule?.members(["fromApp", "fromSG", "fromCIDR", "toPorts"])?;
+                rule.members(["fromApp", "fromSG", "fromCIDR", "toPorts"])?;
             self.app_peers(&apps)?;
             self.group_peers(&groups)?;
             self.cidrs(&cidrs)?;
@@ -226,7 +224,7 @@ impl<'r, 'a> Walk<'r, 'a> {
         }
         for rule in egress.items()? {
             let [apps, groups, cidrs, ports, fqdns] =
-                rule?.members(["toApp", "toSG", "toCIDR", "toPorts", "toFQDNs"])?;
+                rule.members(["toApp", "toSG", "toCIDR", "toPorts", "toFQDNs"])?;
             self.app_peers(&apps)?;
             self.group_peers(&groups)?;
             self.cidrs(&cidrs)?;
@@ -253,14 +251,14 @@ impl<'r, 'a> Walk<'r, 'a> {
         }
         // Shown as the user wrote it when it can be read; the finding is
         // about the field's presence, whatever it holds.
-        let value = |key: &str, placeholder: &'static str| -> Cow<'a, str> {
+        let value = |key: &str, placeholder: &'static str| -> &'a str {
             target
                 .field(key)
                 .and_then(|f| f.string())
                 .ok()
                 .flatten()
                 .filter(|v| !v.is_empty())
-                .unwrap_or(Cow::Borrowed(placeholder))
+                .unwrap_or(placeholder)
         };
         let group = target
             .field("apiGroup")
@@ -314,8 +312,8 @@ impl<'r, 'a> Walk<'r, 'a> {
                 *valid = false;
             }
         }
-        if is_reserved_cilium_entity(&name) {
-            violation(&name_field, invalid(&name, RESERVED));
+        if is_reserved_cilium_entity(name) {
+            violation(&name_field, invalid(name, RESERVED));
         }
         let [group_valid, kind_valid, _] = label_valid;
         if group_valid && !group.is_empty() && group != APPS_GROUP {
@@ -327,8 +325,8 @@ impl<'r, 'a> Walk<'r, 'a> {
                 ),
             );
         }
-        if kind_valid && !kind.is_empty() && !self.settings.knows_kind(&kind) {
-            violation(&kind_field, unknown_kind(&kind));
+        if kind_valid && !kind.is_empty() && !self.settings.knows_kind(kind) {
+            violation(&kind_field, unknown_kind(kind));
         }
         Ok(passed.then_some((group, kind, name)))
     }
@@ -336,7 +334,6 @@ impl<'r, 'a> Walk<'r, 'a> {
     /// `fromApp` / `toApp`.
     fn app_peers(&mut self, list: &Field<'a>) -> Result<(), FieldError> {
         for reference in list.items()? {
-            let reference = reference?;
             if let Some((_, kind, name)) = self.app_reference(&reference)? {
                 self.targets.apps.push(AppTarget {
                     reference: reference.clone(),
@@ -354,16 +351,15 @@ impl<'r, 'a> Walk<'r, 'a> {
     /// SecurityGroup can have.
     fn group_peers(&mut self, list: &Field<'a>) -> Result<(), FieldError> {
         for peer in list.items()? {
-            let peer = peer?;
             let name = text(&peer)?;
             if name.is_empty() {
                 self.review
                     .violation(peer.path(), required("must name a SecurityGroup"));
-            } else if is_reserved_cilium_entity(&name) {
-                self.review.violation(peer.path(), invalid(&name, RESERVED));
-            } else if let Err(message) = check_membership_name(&name) {
-                self.review.violation(peer.path(), invalid(&name, &message));
-            } else if !is_dns1123_subdomain(&name) {
+            } else if is_reserved_cilium_entity(name) {
+                self.review.violation(peer.path(), invalid(name, RESERVED));
+            } else if let Err(message) = check_membership_name(name) {
+                self.review.violation(peer.path(), invalid(name, &message));
+            } else if !is_dns1123_subdomain(name) {
                 self.review.violation(
                     peer.path(),
                     format!(
@@ -386,12 +382,11 @@ impl<'r, 'a> Walk<'r, 'a> {
     /// reads them.
     fn cidrs(&mut self, list: &Field<'a>) -> Result<(), FieldError> {
         for cidr in list.items()? {
-            let cidr = cidr?;
             let value = text(&cidr)?;
-            if !is_cidr_or_ip(&value) {
+            if !is_cidr_or_ip(value) {
                 self.review.violation(
                     cidr.path(),
-                    invalid(&value, "must be a valid CIDR or IP address"),
+                    invalid(value, "must be a valid CIDR or IP address"),
                 );
             }
         }
@@ -401,16 +396,15 @@ impl<'r, 'a> Walk<'r, 'a> {
     /// `toPorts[].ports[]`: port numbers or names, protocols.
     fn ports(&mut self, list: &Field<'a>) -> Result<(), FieldError> {
         for rule in list.items()? {
-            for port in rule?.field("ports")?.items()? {
-                let port = port?;
+            for port in rule.field("ports")?.items()? {
                 let [port_field, protocol_field] = port.members(["port", "protocol"])?;
                 let number = text(&port_field)?;
-                for message in port_errors(&number) {
+                for message in port_errors(number) {
                     self.review
-                        .violation(port_field.path(), invalid(&number, message));
+                        .violation(port_field.path(), invalid(number, message));
                 }
                 let protocol = text(&protocol_field)?;
-                if !protocol.is_empty() && !is_cilium_protocol(&protocol) {
+                if !protocol.is_empty() && !is_cilium_protocol(protocol) {
                     self.review.violation(
                         protocol_field.path(),
                         format!(
@@ -426,7 +420,6 @@ impl<'r, 'a> Walk<'r, 'a> {
     /// `toFQDNs`: each selector needs a name or a pattern.
     fn fqdns(&mut self, list: &Field<'a>) -> Result<(), FieldError> {
         for selector in list.items()? {
-            let selector = selector?;
             let [name, pattern] = selector.members(["matchName", "matchPattern"])?;
             let (name, pattern) = (text(&name)?, text(&pattern)?);
             if name.is_empty() && pattern.is_empty() {
@@ -445,8 +438,8 @@ impl<'r, 'a> Walk<'r, 'a> {
 /// one, and a part that cannot be read only means more gets checked.
 #[derive(Debug, Default)]
 pub struct Known<'a> {
-    pub apps: Vec<(Cow<'a, str>, Cow<'a, str>)>,
-    pub groups: Vec<Cow<'a, str>>,
+    pub apps: Vec<(&'a str, &'a str)>,
+    pub groups: Vec<&'a str>,
 }
 
 impl<'a> Known<'a> {
@@ -454,7 +447,7 @@ impl<'a> Known<'a> {
         let list = |parent: &Field<'a>, key: &str| -> Vec<Field<'a>> {
             parent
                 .field(key)
-                .and_then(|f| f.items()?.collect())
+                .and_then(|f| Ok(f.items()?.collect()))
                 .unwrap_or_default()
         };
         let string = |field: &Field<'a>| field.string().ok().flatten().unwrap_or_default();
@@ -490,11 +483,11 @@ impl<'a> Known<'a> {
     }
 
     pub fn has_app(&self, kind: &str, name: &str) -> bool {
-        self.apps.iter().any(|(k, n)| k == kind && n == name)
+        self.apps.iter().any(|&(k, n)| k == kind && n == name)
     }
 
     pub fn has_group(&self, name: &str) -> bool {
-        self.groups.iter().any(|g| g == name)
+        self.groups.contains(&name)
     }
 }
 
@@ -502,13 +495,14 @@ impl<'a> Known<'a> {
 mod tests {
     use super::*;
 
-    fn field(text: &str) -> Field<'_> {
-        Field::document(text.as_bytes()).unwrap()
+    fn json(text: &str) -> shared::Value {
+        serde_json::from_str(text).unwrap()
     }
 
     fn walk(spec: &str, settings: &Settings) -> (Vec<String>, Vec<String>, usize, usize) {
         let mut review = Review::new();
-        let spec = field(spec);
+        let spec = json(spec);
+        let spec = Field::root(Some(&spec));
         let mut walk = Walk::new(&mut review, settings);
         walk.spec(&spec.field("spec").unwrap()).unwrap();
         let (apps, groups) = (walk.targets.apps.len(), walk.targets.groups.len());
@@ -653,7 +647,8 @@ mod tests {
             ),
         ] {
             let object = format!(r#"{{"spec": {text}}}"#);
-            let object = field(&object);
+            let object = json(&object);
+            let object = Field::root(Some(&object));
             let mut walk = Walk::new(&mut review, &settings);
             let error = walk.spec(&object.field("spec").unwrap()).unwrap_err();
             assert_eq!(error.to_string(), message);
@@ -662,18 +657,18 @@ mod tests {
 
     #[test]
     fn known_references_are_read_leniently() {
-        let old = field(
+        let old = json(
             r#"{"spec": {"attachments": [{"kind": "Postgres", "name": "db"}, 7],
                 "ingress": [{"fromApp": [{"kind": "Kubernetes", "name": "web"}], "fromSG": ["a", 3]}],
                 "egress": "broken"}}"#,
         );
-        let known = Known::read(&old);
+        let known = Known::read(&Field::root(Some(&old)));
         assert!(known.has_app("Postgres", "db"));
         assert!(known.has_app("Kubernetes", "web"));
         assert!(!known.has_app("Postgres", "web"));
         assert!(known.has_group("a"));
         assert!(!known.has_group("b"));
-        assert!(!Known::read(&field("\"x\"")).has_group("a"));
+        assert!(!Known::read(&Field::root(Some(&json("\"x\"")))).has_group("a"));
     }
 
     #[test]
@@ -690,7 +685,8 @@ mod tests {
             let mut review = Review::new();
             let settings = Settings::default();
             let object = format!(r#"{{"metadata": {{"name": "{name}"}}}}"#);
-            let object = field(&object);
+            let object = json(&object);
+            let object = Field::root(Some(&object));
             let name = object.at("metadata.name").unwrap();
             Walk::new(&mut review, &settings).name(&name).unwrap();
             let message = review.verdict(shared::Refusal::Invalid).message();

@@ -13,12 +13,17 @@ mod fields;
 mod settings;
 
 use fields::{ImmutableField, platform_fields};
-use shared::message::quoted;
-use shared::{FieldError, FieldPath, Operation, Refusal, Request, Review, Verdict};
+use shared::request::required;
+use shared::{Field, FieldError, FieldPath, Operation, Reading, Refusal, Request, Review, Verdict};
 
 pub use settings::{AdditionalField, Settings};
 
-shared::policy!(Settings, evaluate);
+/// What the rule reads of each object: the immutable fields of the
+/// request's kind, which settings may add to, so nothing up front
+/// ([`Request::object_reading`]).
+pub const READS: Reading = Reading::OnDemand(&[]);
+
+shared::policy!(Settings, evaluate, READS);
 
 /// The immutable fields of the request's kind: the platform's and the
 /// configured ones.
@@ -47,8 +52,13 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
     if fields.is_empty() {
         return Ok(Verdict::allow());
     }
-    let old_object = request.required_old_object()?;
-    let object = request.required_object()?;
+    let paths: Vec<&str> = fields.iter().map(|field| field.path).collect();
+    let (old, new) = (
+        request.old_object_reading(&paths),
+        request.object_reading(&paths),
+    );
+    let old_object = required(Field::root(old.as_ref()), "oldObject")?;
+    let object = required(Field::root(new.as_ref()), "object")?;
     let mut review = Review::new();
     for field in &fields {
         let before = old_object.at(field.path)?;
@@ -56,36 +66,23 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
         let old_value = before.string_or(field.default)?;
         let new_value = after.string_or(field.default)?;
         if old_value != new_value {
-            let (old_value, new_value) = (quoted(&old_value), quoted(&new_value));
             let omitted = if after.is_present() {
                 String::new()
             } else {
-                [
-                    " (the request omits it, so the chart default ",
-                    &quoted(field.default),
-                    " would apply)",
-                ]
-                .concat()
+                format!(
+                    " (the request omits it, so the chart default {:?} would apply)",
+                    field.default
+                )
             };
             review.violation(
-                // The path the rule looked up: rendering it from the field's
-                // position would walk the object once more.
                 FieldPath::parse(field.path),
-                [
-                    "storageClass is immutable: ",
-                    &request.describe(),
-                    " cannot change from ",
-                    &old_value,
-                    " to ",
-                    &new_value,
-                    &omitted,
-                    ". Existing PersistentVolumeClaims keep their class, so the change would never move any data. Keep ",
-                    &old_value,
-                    "; to use another class, back up, create a new ",
-                    &request.kind,
-                    " with it and restore into it.",
-                ]
-                .concat(),
+                format!(
+                    "storageClass is immutable: {} cannot change from {old_value:?} to {new_value:?}{omitted}. \
+                     Existing PersistentVolumeClaims keep their class, so the change would never move any data. \
+                     Keep {old_value:?}; to use another class, back up, create a new {} with it and restore into it.",
+                    request.describe(),
+                    request.kind,
+                ),
             );
         }
     }

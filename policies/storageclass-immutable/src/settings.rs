@@ -1,6 +1,7 @@
 //! Settings of `storageclass-immutable`.
 
 use serde::Deserialize;
+use shared::validators::is_kind_name;
 use shared::{Exemptions, Validatable};
 
 /// A field to guard beyond the platform's own list, for kinds or fields
@@ -27,11 +28,6 @@ pub struct Settings {
     /// Extra immutable fields.
     #[serde(default)]
     pub additional_fields: Vec<AdditionalField>,
-}
-
-fn is_kind_name(kind: &str) -> bool {
-    kind.chars().next().is_some_and(|c| c.is_ascii_uppercase())
-        && kind.chars().all(|c| c.is_ascii_alphanumeric())
 }
 
 impl Validatable for Settings {

@@ -136,7 +136,7 @@ pub enum MetadataError {
     #[error("{path}: {error}")]
     Yaml {
         path: String,
-        error: serde_yaml::Error,
+        error: Box<serde_saphyr::Error>,
     },
     #[error("metadata section is not valid JSON: {0}")]
     Json(#[from] serde_json::Error),
@@ -154,7 +154,7 @@ impl Metadata {
             error,
         })?;
         let metadata: Metadata =
-            serde_yaml::from_str(&text).map_err(|error| MetadataError::Yaml {
+            crate::yaml::from_str(&text).map_err(|error| MetadataError::Yaml {
                 path: path.display().to_string(),
                 error,
             })?;
@@ -283,7 +283,7 @@ annotations:
 
     #[test]
     fn rules_match_like_the_apiserver() {
-        let metadata: Metadata = serde_yaml::from_str(YAML).unwrap();
+        let metadata: Metadata = serde_saphyr::from_str(YAML).unwrap();
         assert!(metadata.matches(&request("postgreses", "UPDATE")));
         assert!(!metadata.matches(&request("postgreses", "DELETE")));
         assert!(!metadata.matches(&request("redises", "UPDATE")));
@@ -292,8 +292,8 @@ annotations:
     #[test]
     fn refuses_unknown_fields_and_lonely_wildcards() {
         let typo = YAML.replace("backgroundAudit", "backgroundAduit");
-        assert!(serde_yaml::from_str::<Metadata>(&typo).is_err());
-        let mut metadata: Metadata = serde_yaml::from_str(YAML).unwrap();
+        assert!(serde_saphyr::from_str::<Metadata>(&typo).is_err());
+        let mut metadata: Metadata = serde_saphyr::from_str(YAML).unwrap();
         metadata.rules[0].operations = vec![RuleOperation::All, RuleOperation::Create];
         assert!(
             metadata
@@ -306,7 +306,7 @@ annotations:
 
     #[test]
     fn annotation_round_trips_through_the_module() {
-        let metadata: Metadata = serde_yaml::from_str(YAML).unwrap();
+        let metadata: Metadata = serde_saphyr::from_str(YAML).unwrap();
         let module = b"\0asm\x01\0\0\0".to_vec();
         let annotated = metadata.annotate(&module, Some("# usage")).unwrap();
         let read = Metadata::from_wasm(&annotated).unwrap().unwrap();

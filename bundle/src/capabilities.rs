@@ -5,8 +5,8 @@
 //! checks Kubernetes reads against the policy's `contextAwareResources`, and
 //! refuses everything else. Cluster reads are answered from a recorded
 //! session (tests) or refused (offline checks), never from a live cluster.
-
-use std::sync::{Arc, Mutex, PoisonError};
+//! Our wasm host and the native case runner both answer through
+//! [`HostCalls`], so a policy sees the same answers under either.
 
 use crate::metadata::ContextAwareResource;
 use crate::replay::{CapabilityRequest, Session};
@@ -33,17 +33,21 @@ impl HostCapabilities {
 /// A line the guest logged through `kubewarden/tracing/log`.
 pub type GuestLog = String;
 
-/// Mutable state of one evaluation's host callback.
+/// What one evaluation asked of the host, and how it is answered.
 #[derive(Debug)]
-pub(crate) struct CallRecord {
+pub struct HostCalls {
     allowed: Vec<ContextAwareResource>,
     capabilities: HostCapabilities,
-    pub(crate) logs: Vec<GuestLog>,
-    pub(crate) calls: Vec<CapabilityRequest>,
+    /// Lines logged through `kubewarden/tracing/log`.
+    pub logs: Vec<GuestLog>,
+    /// Capability calls, in order.
+    pub calls: Vec<CapabilityRequest>,
 }
 
-impl CallRecord {
-    pub(crate) fn new(allowed: Vec<ContextAwareResource>, capabilities: HostCapabilities) -> Self {
+impl HostCalls {
+    /// Calls answered as `capabilities` says, for a policy granted the
+    /// Kubernetes kinds `allowed`.
+    pub fn new(allowed: Vec<ContextAwareResource>, capabilities: HostCapabilities) -> Self {
         Self {
             allowed,
             capabilities,
@@ -53,14 +57,15 @@ impl CallRecord {
     }
 
     /// Recorded exchanges left unused (always 0 when calls are denied).
-    pub(crate) fn unused_exchanges(&self) -> usize {
+    pub fn unused_exchanges(&self) -> usize {
         match &self.capabilities {
             HostCapabilities::Replay(session) => session.unused(),
             HostCapabilities::Denied(_) => 0,
         }
     }
 
-    fn answer(
+    /// The answer to one `host_call`, or the error text the guest gets.
+    pub fn answer(
         &mut self,
         binding: &str,
         namespace: &str,
@@ -106,23 +111,13 @@ fn callback_failure(reason: &str) -> String {
     )
 }
 
-/// Builds the waPC host callback around a shared call record.
-pub(crate) fn host_callback(record: Arc<Mutex<CallRecord>>) -> Box<wapc::HostCallback> {
-    Box::new(move |_id, binding, namespace, operation, payload| {
-        let mut record = record.lock().unwrap_or_else(PoisonError::into_inner);
-        record
-            .answer(binding, namespace, operation, payload)
-            .map_err(|message| message.into())
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn logs_are_always_answered() {
-        let mut record = CallRecord::new(vec![], HostCapabilities::offline());
+        let mut record = HostCalls::new(vec![], HostCapabilities::offline());
         assert_eq!(
             record
                 .answer("kubewarden", "tracing", "log", b"{\"msg\":1}")
@@ -134,7 +129,7 @@ mod tests {
 
     #[test]
     fn kinds_outside_the_allow_list_are_refused() {
-        let mut record = CallRecord::new(vec![], HostCapabilities::Replay(Session::default()));
+        let mut record = HostCalls::new(vec![], HostCapabilities::Replay(Session::default()));
         let payload = br#"{"api_version":"v1","kind":"Secret","namespace":"a"}"#;
         let error = record
             .answer(
@@ -156,7 +151,7 @@ mod tests {
             api_version: "v1".into(),
             kind: "Secret".into(),
         }];
-        let mut record = CallRecord::new(allowed, HostCapabilities::offline());
+        let mut record = HostCalls::new(allowed, HostCapabilities::offline());
         let payload = br#"{"api_version":"v1","kind":"Secret","namespace":"a"}"#;
         let error = record
             .answer(
@@ -176,7 +171,7 @@ mod tests {
 
     #[test]
     fn other_bindings_are_refused() {
-        let mut record = CallRecord::new(vec![], HostCapabilities::offline());
+        let mut record = HostCalls::new(vec![], HostCapabilities::offline());
         assert!(record.answer("other", "tracing", "log", b"").is_err());
     }
 }

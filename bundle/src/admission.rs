@@ -8,6 +8,7 @@
 
 use std::collections::BTreeMap;
 
+use kubewarden_policy_sdk::response::ValidationResponse;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -182,28 +183,16 @@ impl AdmissionResponse {
     }
 }
 
-/// The policy's own answer (snake_case keys, as the SDK serialises it).
-#[derive(Debug, Deserialize)]
-pub(crate) struct ValidationResponse {
-    pub accepted: bool,
-    #[serde(default)]
-    pub message: Option<String>,
-    #[serde(default)]
-    pub code: Option<u16>,
-    #[serde(default)]
-    pub mutated_object: Option<Value>,
-    #[serde(default)]
-    pub audit_annotations: Option<BTreeMap<String, String>>,
-    #[serde(default)]
-    pub warnings: Option<Vec<String>>,
-}
-
-impl ValidationResponse {
-    /// Maps the guest's answer onto an AdmissionResponse the way
-    /// policy-evaluator does for a validating (non-mutating) policy in
-    /// protect mode: a mutation attempt is a rejection.
-    pub(crate) fn into_admission_response(self, uid: &str) -> AdmissionResponse {
-        if self.accepted && self.mutated_object.is_some() {
+impl AdmissionResponse {
+    /// Maps a policy's answer (the SDK's `ValidationResponse`) onto an
+    /// AdmissionResponse the way policy-evaluator does for a validating
+    /// (non-mutating) policy in protect mode: a mutation attempt is a
+    /// rejection.
+    pub fn from_validation(uid: &str, response: ValidationResponse) -> Self {
+        let audit_annotations = response
+            .audit_annotations
+            .map(|annotations| annotations.into_iter().collect());
+        if response.accepted && response.mutated_object.is_some() {
             return AdmissionResponse {
                 uid: uid.to_owned(),
                 allowed: false,
@@ -215,20 +204,20 @@ impl ValidationResponse {
                     ),
                     code: None,
                 }),
-                audit_annotations: self.audit_annotations,
-                warnings: self.warnings,
+                audit_annotations,
+                warnings: response.warnings,
             };
         }
-        let status = (self.message.is_some() || self.code.is_some()).then_some(Status {
-            message: self.message,
-            code: self.code,
+        let status = (response.message.is_some() || response.code.is_some()).then_some(Status {
+            message: response.message,
+            code: response.code,
         });
         AdmissionResponse {
             uid: uid.to_owned(),
-            allowed: self.accepted,
+            allowed: response.accepted,
             status,
-            audit_annotations: self.audit_annotations,
-            warnings: self.warnings,
+            audit_annotations,
+            warnings: response.warnings,
         }
     }
 }
@@ -282,15 +271,17 @@ mod tests {
 
     #[test]
     fn mutation_from_a_validating_policy_is_rejected() {
-        let response = ValidationResponse {
-            accepted: true,
-            message: None,
-            code: None,
-            mutated_object: Some(json!({})),
-            audit_annotations: None,
-            warnings: None,
-        }
-        .into_admission_response("u");
+        let response = AdmissionResponse::from_validation(
+            "u",
+            ValidationResponse {
+                accepted: true,
+                message: None,
+                code: None,
+                mutated_object: Some(json!({})),
+                audit_annotations: None,
+                warnings: None,
+            },
+        );
         assert!(!response.allowed);
         assert!(response.message().unwrap().contains("mutate"));
     }

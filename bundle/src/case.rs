@@ -34,8 +34,7 @@ use serde_json::Value;
 
 use crate::admission::{AdmissionRequest, AdmissionResponse};
 use crate::capabilities::HostCapabilities;
-use crate::policy::{HostError, PolicyModule};
-use crate::replay::{Session, SessionEntry};
+use crate::replay::{CapabilityRequest, Session, SessionEntry};
 
 /// What a case expects.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -136,7 +135,7 @@ pub enum CaseError {
     #[error("{path}: {error}")]
     Yaml {
         path: PathBuf,
-        error: serde_yaml::Error,
+        error: Box<serde_saphyr::Error>,
     },
     #[error("{path}: {message}")]
     Invalid { path: PathBuf, message: String },
@@ -149,7 +148,7 @@ impl Case {
             path: path.to_owned(),
             error,
         })?;
-        let case: Case = serde_yaml::from_str(&text).map_err(|error| CaseError::Yaml {
+        let case: Case = crate::yaml::from_str(&text).map_err(|error| CaseError::Yaml {
             path: path.to_owned(),
             error,
         })?;
@@ -187,30 +186,27 @@ impl Case {
         AdmissionRequest::from_value(self.request.clone()).map_err(|e| e.to_string())
     }
 
-    /// Runs the case against a module through our host; `Err` says what
+    /// Runs the case through `policy` as `runner` would; `Err` says what
     /// differed.
-    pub fn run(&self, module: &PolicyModule) -> Result<(), String> {
-        let expect = self.expectation(Runner::Host);
-        let policy = match module.configure(self.settings.clone()) {
-            Ok(policy) => policy,
-            Err(HostError::InvalidSettings { message }) => {
-                return match expect.result {
-                    Outcome::InvalidSettings => {
-                        contains_all("settings message", &message, &expect.message)
-                    }
-                    _ => Err(format!("settings were refused: {message}")),
-                };
-            }
-            Err(other) => return Err(other.to_string()),
+    pub fn run(&self, runner: Runner, policy: &dyn Evaluator) -> Result<(), String> {
+        let expect = self.expectation(runner);
+        let settings = match &self.settings {
+            Value::Null => Value::Object(Default::default()),
+            settings => settings.clone(),
         };
-        if expect.result == Outcome::InvalidSettings {
-            return Err(
-                "settings were accepted, but the case expects them to be refused".to_owned(),
-            );
+        match (policy.validate_settings(&settings)?, expect.result) {
+            (Err(message), Outcome::InvalidSettings) => {
+                return contains_all("settings message", &message, &expect.message);
+            }
+            (Err(message), _) => return Err(format!("settings were refused: {message}")),
+            (Ok(()), Outcome::InvalidSettings) => {
+                return Err("settings were accepted, but the case expects them refused".to_owned());
+            }
+            (Ok(()), _) => {}
         }
         let request = self.admission_request()?;
         let session = Session::from_entries(&self.session).map_err(|e| e.to_string())?;
-        let evaluation = policy.evaluate(&request, HostCapabilities::Replay(session));
+        let evaluation = policy.evaluate(&request, &settings, HostCapabilities::Replay(session));
         if let Some(expected) = expect.host_calls
             && evaluation.host_calls.len() != expected
         {
@@ -230,9 +226,41 @@ impl Case {
                 evaluation.unused_exchanges
             ));
         }
-        let matches_rules = module.metadata().is_none_or(|m| m.matches(&request));
-        judge(expect, &evaluation.response, matches_rules)
+        judge(expect, &evaluation.response, policy.matches(&request))
     }
+}
+
+/// One evaluation's answer and what the policy asked of the host on the way.
+#[derive(Debug)]
+pub struct Evaluation {
+    pub response: AdmissionResponse,
+    /// Lines logged through `kubewarden/tracing/log`.
+    pub logs: Vec<String>,
+    /// Capability calls, in order.
+    pub host_calls: Vec<CapabilityRequest>,
+    /// Recorded exchanges nobody asked for.
+    pub unused_exchanges: usize,
+}
+
+/// Something that evaluates a policy as policy-server would: our wasm
+/// host, or the rule function itself (the native runner).
+pub trait Evaluator {
+    /// `validate_settings`: `Ok(Err(message))` when the policy refuses the
+    /// settings, `Err` when it could not be asked.
+    fn validate_settings(&self, settings: &Value) -> Result<Result<(), String>, String>;
+
+    /// One `validate` call in a fresh instance, host calls answered as
+    /// `capabilities` says.
+    fn evaluate(
+        &self,
+        request: &AdmissionRequest,
+        settings: &Value,
+        capabilities: HostCapabilities,
+    ) -> Evaluation;
+
+    /// Whether the policy's rules match `request` (webhooks receive only
+    /// those).
+    fn matches(&self, request: &AdmissionRequest) -> bool;
 }
 
 /// Whether `response` is what `expect` says; `matches_rules` tells whether
@@ -422,7 +450,7 @@ mod tests {
     }
 
     fn case(result: &str, message: &[&str]) -> Case {
-        serde_yaml::from_str(&format!(
+        serde_saphyr::from_str(&format!(
             "description: x\nrequest: {{}}\nexpect:\n  result: {result}\n  message: {message:?}\n"
         ))
         .unwrap()
@@ -454,24 +482,24 @@ mod tests {
     fn runners_may_answer_otherwise_and_must_say_why() {
         let text = "description: x\nrequest: {}\nexpect: {result: pass}\nruners: {}\n";
         assert!(
-            serde_yaml::from_str::<Case>(text).is_err(),
+            serde_saphyr::from_str::<Case>(text).is_err(),
             "typos are refused"
         );
         let text = "description: x\nrequest: {}\nexpect: {result: pass}\nrunners:\n  policy-server:\n    because: no cluster\n    result: warn\n    warnings: [not checked]\n";
-        let case: Case = serde_yaml::from_str(text).unwrap();
+        let case: Case = serde_saphyr::from_str(text).unwrap();
         assert!(case.check().is_ok());
         assert_eq!(case.expectation(Runner::Host).result, Outcome::Pass);
         assert_eq!(case.expectation(Runner::Kwctl).result, Outcome::Pass);
         assert_eq!(case.expectation(Runner::PolicyServer).result, Outcome::Warn);
         let silent = text.replace("    warnings: [not checked]\n", "");
-        let case: Case = serde_yaml::from_str(&silent).unwrap();
+        let case: Case = serde_saphyr::from_str(&silent).unwrap();
         assert!(
             case.check()
                 .unwrap_err()
                 .starts_with("runners.policy-server: a `warn` case")
         );
         let unexplained = text.replace("no cluster", "' '");
-        let case: Case = serde_yaml::from_str(&unexplained).unwrap();
+        let case: Case = serde_saphyr::from_str(&unexplained).unwrap();
         assert_eq!(
             case.check().unwrap_err(),
             "runners.policy-server: say `because`"

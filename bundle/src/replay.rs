@@ -175,7 +175,7 @@ impl CapabilityRequest {
 
     /// A one-line description for logs and test failures.
     pub fn describe(&self) -> String {
-        serde_yaml::to_string(self)
+        serde_saphyr::to_string(self)
             .map(|y| y.split_whitespace().collect::<Vec<_>>().join(" "))
             .unwrap_or_else(|_| format!("{self:?}"))
     }
@@ -228,7 +228,7 @@ impl Session {
             .iter()
             .enumerate()
             .map(|(index, SessionEntry::Exchange { request, response })| {
-                serde_yaml::from_str(request)
+                serde_saphyr::from_str(request)
                     .map(|request| Exchange {
                         request,
                         response: response.clone(),
@@ -304,7 +304,7 @@ mod tests {
 
     #[test]
     fn replays_a_matching_call_once() {
-        let entries: Vec<SessionEntry> = serde_yaml::from_str(SESSION).unwrap();
+        let entries: Vec<SessionEntry> = serde_saphyr::from_str(SESSION).unwrap();
         let mut session = Session::from_entries(&entries).unwrap();
         let call = CapabilityRequest::from_host_call(
             "kubernetes",
@@ -324,7 +324,7 @@ mod tests {
 
     #[test]
     fn refuses_a_call_that_differs_in_any_field() {
-        let entries: Vec<SessionEntry> = serde_yaml::from_str(SESSION).unwrap();
+        let entries: Vec<SessionEntry> = serde_saphyr::from_str(SESSION).unwrap();
         let mut session = Session::from_entries(&entries).unwrap();
         let mut body: Value = serde_json::from_slice(&guest_payload()).unwrap();
         body["namespace"] = "tenant-bar".into();

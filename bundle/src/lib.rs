@@ -1,0 +1,24 @@
+//! What the bundle is made of besides its rules, for every host-side tool:
+//!
+//! - [`metadata`] and [`wasm_sections`]: a policy's `metadata.yml`, and its
+//!   annotation into a module as `kwctl annotate` writes it;
+//! - [`case`]: test cases as data, one YAML file per case, judged the same
+//!   way whichever runner evaluated them;
+//! - [`admission`], [`replay`] and [`capabilities`]: admission requests and
+//!   responses as policy-server exchanges them, kwctl's recorded sessions,
+//!   and how host calls are answered from them;
+//! - [`native`]: every case of a policy against its rule function, without
+//!   wasm.
+
+pub mod admission;
+pub mod capabilities;
+pub mod case;
+pub mod metadata;
+pub mod native;
+pub mod replay;
+pub mod wasm_sections;
+pub mod yaml;
+
+pub use admission::{AdmissionRequest, AdmissionResponse, Operation};
+pub use capabilities::{HostCalls, HostCapabilities};
+pub use metadata::Metadata;

@@ -1,0 +1,190 @@
+//! Every case of a policy against its rule function, natively.
+//!
+//! A policy crate is also a plain Rust library (its waPC entry points are
+//! behind its `wapc` feature), so `cargo test` runs each YAML case through
+//! `shared::validate`, exactly as the module does inside wasm, without
+//! building wasm: settings through the same `validate_settings`, the same
+//! JSON payload, cluster reads answered from the case's recorded session
+//! through [`HostCalls`], as our host answers them. Each policy's
+//! `tests/cases.rs` is one line:
+//!
+//! ```ignore
+//! fn main() {
+//!     bundle::native::main::<no_delete::Settings>(env!("CARGO_MANIFEST_DIR"), no_delete::READS, no_delete::evaluate);
+//! }
+//! ```
+
+use std::cell::RefCell;
+use std::path::Path;
+use std::sync::Arc;
+
+use kubewarden_policy_sdk::response::ValidationResponse;
+use kubewarden_policy_sdk::settings::SettingsValidationResponse;
+use libtest_mimic::{Arguments, Failed, Trial};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use shared::lookup::{Cluster, GetResource, ListByNamespace, LookupError};
+use shared::{FieldError, Reading, Request, Validatable, Verdict};
+
+use crate::admission::{AdmissionRequest, AdmissionResponse};
+use crate::capabilities::{HostCalls, HostCapabilities};
+use crate::case::{Case, Evaluation, Evaluator, Runner, case_files};
+use crate::metadata::Metadata;
+
+/// A policy's rule, as its crate exports it.
+pub type Rule<S> = fn(&Request<'_>, &S) -> Result<Verdict, FieldError>;
+
+/// A policy crate's rule, settings and metadata, evaluated natively.
+pub struct Native<S> {
+    name: String,
+    reading: Reading,
+    rule: Rule<S>,
+    metadata: Metadata,
+}
+
+impl<S> Native<S> {
+    /// The policy in the crate at `dir` (its `metadata.yml` is read there).
+    pub fn new(dir: &Path, reading: Reading, rule: Rule<S>) -> Result<Self, String> {
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let metadata =
+            Metadata::from_yaml_file(&dir.join("metadata.yml")).map_err(|e| e.to_string())?;
+        Ok(Self {
+            name,
+            reading,
+            rule,
+            metadata,
+        })
+    }
+}
+
+/// Cluster reads answered as our host answers them: through [`HostCalls`],
+/// from the host-call payload the rule's request serialises to.
+struct Replay<'c>(&'c RefCell<HostCalls>);
+
+impl Replay<'_> {
+    fn call(
+        &self,
+        operation: &str,
+        request: &impl serde::Serialize,
+    ) -> Result<Vec<u8>, LookupError> {
+        let payload = serde_json::to_vec(request).map_err(|e| LookupError(e.to_string()))?;
+        self.0
+            .borrow_mut()
+            .answer("kubewarden", "kubernetes", operation, &payload)
+            .map_err(|message| LookupError::from_host(&message))
+    }
+}
+
+impl Cluster for Replay<'_> {
+    fn list_by_namespace(&self, request: &ListByNamespace<'_>) -> Result<Vec<u8>, LookupError> {
+        self.call("list_resources_by_namespace", request)
+    }
+
+    fn get(&self, request: &GetResource<'_>) -> Result<Vec<u8>, LookupError> {
+        self.call("get_resource", request)
+    }
+}
+
+impl<S: DeserializeOwned + Default + Validatable> Evaluator for Native<S> {
+    fn validate_settings(&self, settings: &Value) -> Result<Result<(), String>, String> {
+        let payload = serde_json::to_vec(settings).map_err(|e| e.to_string())?;
+        let answer = shared::settings::validate_settings::<S>(&self.name, &payload)
+            .map_err(|e| e.to_string())?;
+        let answer: SettingsValidationResponse =
+            serde_json::from_slice(&answer).map_err(|e| e.to_string())?;
+        Ok(if answer.valid {
+            Ok(())
+        } else {
+            Err(answer.message.unwrap_or_default())
+        })
+    }
+
+    fn evaluate(
+        &self,
+        request: &AdmissionRequest,
+        settings: &Value,
+        capabilities: HostCapabilities,
+    ) -> Evaluation {
+        let calls = RefCell::new(HostCalls::new(
+            self.metadata.context_aware_resources.clone(),
+            capabilities,
+        ));
+        let payload = serde_json::json!({"request": request, "settings": settings});
+        let response = match serde_json::to_vec(&payload) {
+            Ok(payload) => {
+                let answer =
+                    shared::validate::<S, _>(&payload, self.reading, &Replay(&calls), self.rule);
+                admission_response(&request.uid, answer)
+            }
+            Err(e) => AdmissionResponse::internal_server_error(&request.uid, &e.to_string()),
+        };
+        let calls = calls.into_inner();
+        Evaluation {
+            response,
+            unused_exchanges: calls.unused_exchanges(),
+            logs: calls.logs,
+            host_calls: calls.calls,
+        }
+    }
+
+    fn matches(&self, request: &AdmissionRequest) -> bool {
+        self.metadata.matches(request)
+    }
+}
+
+/// The AdmissionResponse policy-server makes of a `validate` answer.
+fn admission_response(
+    uid: &str,
+    answer: kubewarden_policy_sdk::wapc_guest::CallResult,
+) -> AdmissionResponse {
+    match answer.map(|bytes| serde_json::from_slice::<ValidationResponse>(&bytes)) {
+        Ok(Ok(response)) => AdmissionResponse::from_validation(uid, response),
+        Ok(Err(e)) => AdmissionResponse::internal_server_error(
+            uid,
+            &format!("cannot deserialize policy validation response: {e}"),
+        ),
+        Err(e) => AdmissionResponse::internal_server_error(uid, &e.to_string()),
+    }
+}
+
+/// The test binary of a policy crate: one named test per case file under
+/// `<manifest_dir>/tests/cases`, judged as under our host.
+pub fn main<S>(manifest_dir: &str, reading: Reading, rule: Rule<S>)
+where
+    S: DeserializeOwned + Default + Validatable + 'static,
+{
+    let args = Arguments::from_args();
+    let dir = Path::new(manifest_dir);
+    let trials = match (
+        Native::new(dir, reading, rule),
+        case_files(&dir.join("tests/cases")),
+    ) {
+        (Ok(policy), Ok(files)) => {
+            let policy = Arc::new(policy);
+            files
+                .into_iter()
+                .map(|file| {
+                    let policy = Arc::clone(&policy);
+                    let name = file
+                        .file_stem()
+                        .map(|s| s.to_string_lossy().into_owned())
+                        .unwrap_or_default();
+                    Trial::test(name, move || {
+                        let case = Case::load(&file).map_err(|e| Failed::from(e.to_string()))?;
+                        case.run(Runner::Host, policy.as_ref())
+                            .map_err(|e| Failed::from(format!("{}: {e}", case.description)))
+                    })
+                })
+                .collect()
+        }
+        (Err(error), _) => vec![Trial::test("metadata", move || Err(error.into()))],
+        (_, Err(error)) => {
+            let error = error.to_string();
+            vec![Trial::test("cases", move || Err(error.into()))]
+        }
+    };
+    libtest_mimic::run(&args, trials).exit();
+}

@@ -1,0 +1,9 @@
+//! Every case in `tests/cases/` against the rule function, natively.
+
+fn main() {
+    bundle::native::main::<harbor_retention::Settings>(
+        env!("CARGO_MANIFEST_DIR"),
+        harbor_retention::READS,
+        harbor_retention::evaluate,
+    );
+}

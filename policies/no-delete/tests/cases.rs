@@ -1,0 +1,9 @@
+//! Every case in `tests/cases/` against the rule function, natively.
+
+fn main() {
+    bundle::native::main::<no_delete::Settings>(
+        env!("CARGO_MANIFEST_DIR"),
+        no_delete::READS,
+        no_delete::evaluate,
+    );
+}

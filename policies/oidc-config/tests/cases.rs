@@ -1,0 +1,9 @@
+//! Every case in `tests/cases/` against the rule function, natively.
+
+fn main() {
+    bundle::native::main::<oidc_config::Settings>(
+        env!("CARGO_MANIFEST_DIR"),
+        oidc_config::READS,
+        oidc_config::evaluate,
+    );
+}

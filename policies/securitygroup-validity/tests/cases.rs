@@ -1,0 +1,9 @@
+//! Every case in `tests/cases/` against the rule function, natively.
+
+fn main() {
+    bundle::native::main::<securitygroup_validity::Settings>(
+        env!("CARGO_MANIFEST_DIR"),
+        securitygroup_validity::READS,
+        securitygroup_validity::evaluate,
+    );
+}

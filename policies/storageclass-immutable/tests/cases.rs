@@ -1,0 +1,9 @@
+//! Every case in `tests/cases/` against the rule function, natively.
+
+fn main() {
+    bundle::native::main::<storageclass_immutable::Settings>(
+        env!("CARGO_MANIFEST_DIR"),
+        storageclass_immutable::READS,
+        storageclass_immutable::evaluate,
+    );
+}

@@ -1,0 +1,252 @@
+//! Reading only the parts of an object a rule reads.
+//!
+//! A request carries one or two whole objects, often several kilobytes of
+//! which a rule reads a few fields (`metadata.labels`, `spec.oidc`). Each
+//! policy names the subtrees it reads; [`Reads`] keeps exactly those while
+//! serde_json parses the request, and skips everything else without
+//! building it ([`serde::de::IgnoredAny`]). A subtree that is not the object
+//! the rule expects (a string where `spec` should be) is kept whole, so the
+//! rule can say what is wrong with it.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value};
+
+/// What a rule reads of each object (dotted paths such as
+/// `metadata.labels`), and when, as its policy declares it.
+///
+/// Reading an object up front costs one pass over it; reading it on demand
+/// costs a quick pass to find it, and the reading pass only if the rule
+/// asks for it. A rule that always reads both objects of an UPDATE reads
+/// them up front; one that often needs only one, or whose settings name
+/// more fields ([`crate::Request::object_reading`]), reads on demand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reading {
+    /// These subtrees, read while the request is parsed.
+    Paths(&'static [&'static str]),
+    /// These subtrees, read from an object when the rule first asks for it.
+    OnDemand(&'static [&'static str]),
+}
+
+/// The subtrees of an object a rule reads, as dotted paths
+/// (`["metadata.labels", "spec"]`): each path keeps its whole value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reads<'p>(Node<'p>);
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Node<'p> {
+    /// Keep the whole value.
+    Whole,
+    /// Keep only these members of an object, each as its node says.
+    Members(Vec<(&'p str, Node<'p>)>),
+}
+
+impl<'p> Node<'p> {
+    fn add(&mut self, keys: &[&'p str]) {
+        let Some((first, rest)) = keys.split_first() else {
+            *self = Node::Whole;
+            return;
+        };
+        let Node::Members(members) = self else {
+            return; // Already kept whole.
+        };
+        match members.iter_mut().find(|(key, _)| key == first) {
+            Some((_, child)) => child.add(rest),
+            None => {
+                let mut child = Node::Members(Vec::new());
+                child.add(rest);
+                members.push((first, child));
+            }
+        }
+    }
+}
+
+impl<'p> Reads<'p> {
+    /// The subtrees at `paths`. `metadata.name` and `metadata.namespace`
+    /// are always read: requests name their object by them.
+    pub fn new(paths: &[&'p str]) -> Self {
+        let mut root = Node::Members(Vec::new());
+        for path in paths
+            .iter()
+            .copied()
+            .chain(["metadata.name", "metadata.namespace"])
+        {
+            let keys: Vec<&'p str> = path.split('.').collect();
+            root.add(&keys);
+        }
+        Self(root)
+    }
+
+    /// The whole object.
+    pub fn everything() -> Self {
+        Self(Node::Whole)
+    }
+
+    /// A seed that deserialises an object keeping only these subtrees.
+    pub fn seed(&self) -> impl for<'de> DeserializeSeed<'de, Value = Value> + '_ {
+        Select(&self.0)
+    }
+}
+
+struct Select<'n>(&'n Node<'n>);
+
+impl<'de> DeserializeSeed<'de> for Select<'_> {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        match self.0 {
+            Node::Whole => serde::Deserialize::deserialize(deserializer),
+            Node::Members(members) => deserializer.deserialize_any(SelectVisitor(members)),
+        }
+    }
+}
+
+struct SelectVisitor<'n>(&'n [(&'n str, Node<'n>)]);
+
+impl<'de> Visitor<'de> for SelectVisitor<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut kept = Map::new();
+        while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+            match self.0.iter().find(|(wanted, _)| *wanted == &*key) {
+                Some((_, node)) => {
+                    let value = map.next_value_seed(Select(node))?;
+                    kept.insert(key.into_owned(), value);
+                }
+                None => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(Value::Object(kept))
+    }
+
+    // Anything but an object is kept whole: the rule reports its type.
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut elements = Vec::new();
+        while let Some(element) = seq.next_element::<Value>()? {
+            elements.push(element);
+        }
+        Ok(Value::Array(elements))
+    }
+
+    fn visit_bool<E>(self, value: bool) -> Result<Value, E> {
+        Ok(Value::Bool(value))
+    }
+
+    fn visit_i64<E>(self, value: i64) -> Result<Value, E> {
+        Ok(Value::from(value))
+    }
+
+    fn visit_u64<E>(self, value: u64) -> Result<Value, E> {
+        Ok(Value::from(value))
+    }
+
+    fn visit_f64<E>(self, value: f64) -> Result<Value, E> {
+        Ok(Value::from(value))
+    }
+
+    fn visit_str<E>(self, value: &str) -> Result<Value, E> {
+        Ok(Value::from(value))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+}
+
+/// A member name, borrowed from the input unless it holds escapes: most
+/// members are skipped, and their names need no copy.
+pub(crate) struct Key<'de>(pub(crate) Cow<'de, str>);
+
+impl<'de> serde::Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_str(KeyVisitor)
+    }
+}
+
+struct KeyVisitor;
+
+impl<'de> Visitor<'de> for KeyVisitor {
+    type Value = Key<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a member name")
+    }
+
+    fn visit_borrowed_str<E>(self, name: &'de str) -> Result<Key<'de>, E> {
+        Ok(Key(Cow::Borrowed(name)))
+    }
+
+    fn visit_str<E>(self, name: &str) -> Result<Key<'de>, E> {
+        Ok(Key(Cow::Owned(name.to_owned())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn read(reads: &Reads, text: &str) -> Value {
+        let mut deserializer = serde_json::Deserializer::from_str(text);
+        reads.seed().deserialize(&mut deserializer).unwrap()
+    }
+
+    const OBJECT: &str = r#"{"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "n", "namespace": "ns", "labels": {"a": "b"}, "annotations": {"x": "y"},
+                     "managedFields": [{"manager": "kubectl"}]},
+        "data": {"big": "..."}, "spec": {"oidc": {"mode": "None"}, "other": [1, 2]}}"#;
+
+    #[test]
+    fn keeps_only_what_the_rule_reads() {
+        let reads = Reads::new(&["metadata.labels", "spec.oidc"]);
+        assert_eq!(
+            read(&reads, OBJECT),
+            json!({"metadata": {"name": "n", "namespace": "ns", "labels": {"a": "b"}},
+                   "spec": {"oidc": {"mode": "None"}}})
+        );
+    }
+
+    #[test]
+    fn a_path_and_its_parent_keep_the_parent_whole() {
+        let reads = Reads::new(&["spec.oidc", "spec"]);
+        assert_eq!(
+            read(&reads, OBJECT)["spec"],
+            json!({"oidc": {"mode": "None"}, "other": [1, 2]})
+        );
+        assert_eq!(
+            read(&Reads::everything(), OBJECT),
+            serde_json::from_str::<Value>(OBJECT).unwrap()
+        );
+    }
+
+    #[test]
+    fn values_of_the_wrong_shape_are_kept_for_the_rule_to_report() {
+        let reads = Reads::new(&["spec.oidc"]);
+        assert_eq!(read(&reads, r#"{"spec": "oops"}"#), json!({"spec": "oops"}));
+        assert_eq!(
+            read(&reads, r#"{"spec": [1, {"a": 2}]}"#),
+            json!({"spec": [1, {"a": 2}]})
+        );
+        assert_eq!(
+            read(&reads, r#"{"spec": {"oidc": null}}"#),
+            json!({"spec": {"oidc": null}})
+        );
+        assert_eq!(read(&reads, "7"), json!(7));
+    }
+
+    #[test]
+    fn skipped_parts_must_still_be_json() {
+        let reads = Reads::new(&["metadata.labels"]);
+        let mut deserializer = serde_json::Deserializer::from_str(r#"{"data": {"a": @}}"#);
+        assert!(reads.seed().deserialize(&mut deserializer).is_err());
+    }
+}

@@ -3,9 +3,8 @@
 //! reading it. Built with the same profile as the real policies, it measures
 //! what the host costs per evaluation (fresh instance, `wapc_init`, payload
 //! transfer, response), so a policy's own cost is its time minus this one.
-//! It keeps the toolchain's allocator (wasi-libc's `malloc`), as any SDK
-//! policy does; the policies' own allocator (`shared/src/heap.rs`) spares
-//! them one of the floor's page faults.
+//! It keeps the toolchain's allocator (wasi-libc's `malloc`), as the
+//! policies do.
 
 use kubewarden_policy_sdk::wapc_guest::{self as guest, CallResult};
 use kubewarden_policy_sdk::{accept_request, protocol_version_guest};

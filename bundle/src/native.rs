@@ -23,7 +23,7 @@ use kubewarden_policy_sdk::settings::SettingsValidationResponse;
 use libtest_mimic::{Arguments, Failed, Trial};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use shared::lookup::{Cluster, GetResource, ListByNamespace, LookupError};
+use shared::lookup::{Cluster, GetResource, ListAll, ListByNamespace, LookupError};
 use shared::{FieldError, Reading, Request, Validatable, Verdict};
 
 use crate::admission::{AdmissionRequest, AdmissionResponse};
@@ -85,6 +85,10 @@ impl Cluster for Replay<'_> {
 
     fn get(&self, request: &GetResource<'_>) -> Result<Vec<u8>, LookupError> {
         self.call("get_resource", request)
+    }
+
+    fn list_all(&self, request: &ListAll<'_>) -> Result<Vec<u8>, LookupError> {
+        self.call("list_resources_all", request)
     }
 }
 

@@ -3,9 +3,10 @@
 //! The SDK is used without its `cluster-context` feature (k8s-openapi
 //! models none of the CRDs we read, and would cost module size), so this
 //! module speaks the host protocol itself: the request bodies are the SDK's
-//! `ListResourcesByNamespaceRequest` and `GetResourceRequest`, field for
-//! field, sent through waPC `host_call("kubewarden", "kubernetes", ...)`;
-//! answers are read with serde_json and their fields as [`Field`]s.
+//! `ListResourcesByNamespaceRequest`, `ListAllResourcesRequest` (for
+//! cluster-scoped kinds) and `GetResourceRequest`, field for field, sent
+//! through waPC `host_call("kubewarden", "kubernetes", ...)`; answers are
+//! read with serde_json and their fields as [`Field`]s.
 //!
 //! Context-aware calls are what make a policy-server slow, and a call can
 //! fail for reasons that say nothing about the object (the kind was not
@@ -33,6 +34,22 @@ pub struct ListByNamespace<'a> {
     pub label_selector: Option<&'a str>,
     pub field_selector: Option<&'a str>,
     /// Dotted paths the host keeps of each object (`metadata.labels`);
+    /// `None` returns whole objects.
+    pub field_masks: Option<&'a [&'a str]>,
+}
+
+/// A `list_resources_all` request: the SDK's `ListAllResourcesRequest`,
+/// borrowed. It lists a cluster-scoped kind (or a namespaced one across
+/// all namespaces, which policies here avoid: it is the costliest call).
+#[derive(Debug, Clone, Serialize)]
+pub struct ListAll<'a> {
+    /// `cozystack.io/v1alpha1`, ...
+    pub api_version: &'a str,
+    /// The kind, e.g. `ApplicationDefinition`.
+    pub kind: &'a str,
+    pub label_selector: Option<&'a str>,
+    pub field_selector: Option<&'a str>,
+    /// Dotted paths the host keeps of each object (`spec.application.kind`);
     /// `None` returns whole objects.
     pub field_masks: Option<&'a [&'a str]>,
 }
@@ -87,6 +104,16 @@ pub trait Cluster {
 
     /// The raw answer to a `get_resource` call.
     fn get(&self, request: &GetResource<'_>) -> Result<Vec<u8>, LookupError>;
+
+    /// The raw answer to a `list_resources_all` call. The default refuses,
+    /// so a cluster that answers only namespaced reads (a test double) needs
+    /// no change; [`Host`] asks the policy-server.
+    fn list_all(&self, request: &ListAll<'_>) -> Result<Vec<u8>, LookupError> {
+        Err(LookupError(format!(
+            "this host does not list all {}/{} objects",
+            request.api_version, request.kind
+        )))
+    }
 }
 
 /// The policy-server, through waPC `host_call`.
@@ -110,6 +137,10 @@ impl Cluster for Host {
     fn get(&self, request: &GetResource<'_>) -> Result<Vec<u8>, LookupError> {
         Self::call("get_resource", request)
     }
+
+    fn list_all(&self, request: &ListAll<'_>) -> Result<Vec<u8>, LookupError> {
+        Self::call("list_resources_all", request)
+    }
 }
 
 /// No cluster: every read fails, so rules keep their static checks.
@@ -124,6 +155,10 @@ impl Cluster for Offline {
     }
 
     fn get(&self, _: &GetResource<'_>) -> Result<Vec<u8>, LookupError> {
+        Err(LookupError(OFFLINE.to_owned()))
+    }
+
+    fn list_all(&self, _: &ListAll<'_>) -> Result<Vec<u8>, LookupError> {
         Err(LookupError(OFFLINE.to_owned()))
     }
 }
@@ -207,6 +242,21 @@ mod tests {
                 "name": "cozystack.tenant-application", "namespace": null,
                 "disable_cache": false, "field_masks": null})
         );
+        let masks = ["spec.application.kind"];
+        let all = ListAll {
+            api_version: "cozystack.io/v1alpha1",
+            kind: "ApplicationDefinition",
+            label_selector: None,
+            field_selector: None,
+            field_masks: Some(&masks),
+        };
+        // The SDK's ListAllResourcesRequest has exactly these fields.
+        assert_eq!(
+            serde_json::to_value(&all).unwrap(),
+            serde_json::json!({"api_version": "cozystack.io/v1alpha1",
+                "kind": "ApplicationDefinition", "label_selector": null,
+                "field_selector": null, "field_masks": ["spec.application.kind"]})
+        );
     }
 
     #[test]
@@ -286,5 +336,37 @@ mod tests {
             field_masks: None,
         };
         assert_eq!(Offline.get(&get).unwrap_err().0, "no cluster to ask");
+        let all = ListAll {
+            api_version: "cozystack.io/v1alpha1",
+            kind: "ApplicationDefinition",
+            label_selector: None,
+            field_selector: None,
+            field_masks: None,
+        };
+        assert_eq!(Offline.list_all(&all).unwrap_err().0, "no cluster to ask");
+    }
+
+    #[test]
+    fn list_all_is_refused_by_clusters_that_do_not_answer_it() {
+        struct Namespaced;
+        impl Cluster for Namespaced {
+            fn list_by_namespace(&self, _: &ListByNamespace<'_>) -> Result<Vec<u8>, LookupError> {
+                Ok(b"{}".to_vec())
+            }
+            fn get(&self, _: &GetResource<'_>) -> Result<Vec<u8>, LookupError> {
+                Ok(b"{}".to_vec())
+            }
+        }
+        let all = ListAll {
+            api_version: "cozystack.io/v1alpha1",
+            kind: "ApplicationDefinition",
+            label_selector: None,
+            field_selector: None,
+            field_masks: None,
+        };
+        assert_eq!(
+            Namespaced.list_all(&all).unwrap_err().0,
+            "this host does not list all cozystack.io/v1alpha1/ApplicationDefinition objects"
+        );
     }
 }

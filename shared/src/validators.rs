@@ -14,66 +14,118 @@ pub fn is_kind_name(kind: &str) -> bool {
         && kind.len() <= 63
 }
 
+/// Non-empty, every byte `inside`, alphanumeric at both ends: the shape of
+/// apimachinery's name regexes, without their length limits.
+fn edged(value: &str, inside: impl Fn(u8) -> bool, edge: impl Fn(u8) -> bool) -> bool {
+    let bytes = value.as_bytes();
+    bytes.iter().all(|&b| inside(b))
+        && bytes.first().is_some_and(|&b| edge(b))
+        && bytes.last().is_some_and(|&b| edge(b))
+}
+
+fn is_lower_alphanumeric(b: u8) -> bool {
+    b.is_ascii_lowercase() || b.is_ascii_digit()
+}
+
+/// `[a-z0-9]([-a-z0-9]*[a-z0-9])?`
+fn is_dns1123_label_shape(value: &str) -> bool {
+    edged(
+        value,
+        |b| is_lower_alphanumeric(b) || b == b'-',
+        is_lower_alphanumeric,
+    )
+}
+
+/// `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`
+fn is_name_part_shape(name: &str) -> bool {
+    edged(
+        name,
+        |b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'),
+        |b| b.is_ascii_alphanumeric(),
+    )
+}
+
 /// RFC 1123 label: at most 63 lowercase alphanumerics or `-`, starting and
 /// ending with an alphanumeric (namespaces, most object names).
 pub fn is_dns1123_label(value: &str) -> bool {
-    let bytes = value.as_bytes();
-    !bytes.is_empty()
-        && bytes.len() <= 63
-        && bytes
-            .iter()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-')
-        && bytes.first().is_some_and(u8::is_ascii_alphanumeric)
-        && bytes.last().is_some_and(u8::is_ascii_alphanumeric)
+    value.len() <= 63 && is_dns1123_label_shape(value)
 }
 
-/// RFC 1123 subdomain: dot-separated labels, at most 253 characters.
+/// apimachinery `IsDNS1123Subdomain`: dot-separated labels of the RFC 1123
+/// shape, at most 253 characters in all (no per-label limit, as in Go).
 pub fn is_dns1123_subdomain(value: &str) -> bool {
-    value.len() <= 253 && value.split('.').all(is_dns1123_label)
+    value.len() <= 253 && value.split('.').all(is_dns1123_label_shape)
 }
 
 fn is_name_part(name: &str) -> bool {
-    let bytes = name.as_bytes();
-    !bytes.is_empty()
-        && bytes.len() <= 63
-        && bytes
-            .iter()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
-        && bytes.first().is_some_and(u8::is_ascii_alphanumeric)
-        && bytes.last().is_some_and(u8::is_ascii_alphanumeric)
+    name.len() <= 63 && is_name_part_shape(name)
+}
+
+/// apimachinery's `RegexError` text for qualified names: the rule, Go's
+/// three examples (spaced as Go joins them) and the regex.
+const QUALIFIED_NAME_RULE: &str = "must consist of alphanumeric characters, '-', '_' or '.', \
+     and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or \
+     '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+
+/// apimachinery's `IsDNS1123Subdomain` messages (length, then shape).
+fn dns1123_subdomain_errors(value: &str) -> Vec<String> {
+    let mut errors = Vec::new();
+    if value.len() > 253 {
+        errors.push("must be no more than 253 characters".to_owned());
+    }
+    if !value.split('.').all(is_dns1123_label_shape) {
+        errors.push(
+            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \
+             '-' or '.', and must start and end with an alphanumeric character (e.g. \
+             'example.com', regex used for validation is \
+             '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+                .to_owned(),
+        );
+    }
+    errors
 }
 
 /// apimachinery `IsQualifiedName`: an optional DNS subdomain prefix and `/`,
 /// then a name of at most 63 characters, alphanumeric at both ends, with
 /// `-`, `_` and `.` inside. Label keys and annotation keys have this shape.
-/// The error says what is wrong, in apimachinery's words.
-pub fn check_qualified_name(value: &str) -> Result<(), String> {
-    let (prefix, name) = match value.split_once('/') {
-        Some((prefix, name)) => (Some(prefix), name),
-        None => (None, value),
+/// The errors are apimachinery's, word for word and in its order (an empty
+/// name gets two), since cozystack-api reports each as a field error.
+pub fn check_qualified_name(value: &str) -> Result<(), Vec<String>> {
+    let mut errors = Vec::new();
+    let name = match value.split('/').collect::<Vec<_>>()[..] {
+        [name] => name,
+        [prefix, name] => {
+            if prefix.is_empty() {
+                errors.push("prefix part must be non-empty".to_owned());
+            } else {
+                errors.extend(
+                    dns1123_subdomain_errors(prefix)
+                        .into_iter()
+                        .map(|error| format!("prefix part {error}")),
+                );
+            }
+            name
+        }
+        _ => {
+            return Err(vec![format!(
+                "a qualified name {QUALIFIED_NAME_RULE} with an optional DNS subdomain prefix \
+                 and '/' (e.g. 'example.com/MyName')"
+            )]);
+        }
     };
-    if let Some(prefix) = prefix {
-        if prefix.is_empty() {
-            return Err("prefix part must be non-empty".to_owned());
-        }
-        if !is_dns1123_subdomain(prefix) {
-            return Err("prefix part must be a lowercase RFC 1123 subdomain".to_owned());
-        }
-    }
     if name.is_empty() {
-        return Err("name part must be non-empty".to_owned());
+        errors.push("name part must be non-empty".to_owned());
+    } else if name.len() > 63 {
+        errors.push("name part must be no more than 63 characters".to_owned());
     }
-    if name.len() > 63 {
-        return Err("name part must be no more than 63 characters".to_owned());
+    if !is_name_part_shape(name) {
+        errors.push(format!("name part {QUALIFIED_NAME_RULE}"));
     }
-    if name.contains('/') || !is_name_part(name) {
-        return Err(
-            "name part must consist of alphanumeric characters, '-', '_' or '.', \
-             and must start and end with an alphanumeric character"
-                .to_owned(),
-        );
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
     }
-    Ok(())
 }
 
 /// apimachinery `IsValidLabelValue`: empty, or at most 63 characters,
@@ -410,20 +462,44 @@ mod tests {
         ] {
             assert_eq!(check_qualified_name(ok), Ok(()), "{ok}");
         }
+        let rule = "must consist of alphanumeric characters, '-', '_' or '.', and must start \
+             and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or \
+             '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
         assert_eq!(
             check_qualified_name(&"a".repeat(64)).unwrap_err(),
-            "name part must be no more than 63 characters"
+            ["name part must be no more than 63 characters"]
         );
         assert_eq!(
             check_qualified_name("/a").unwrap_err(),
-            "prefix part must be non-empty"
+            ["prefix part must be non-empty"]
         );
-        assert!(
-            check_qualified_name("Upper.io/a")
-                .unwrap_err()
-                .starts_with("prefix part")
+        // An empty name: apimachinery reports it empty and not matching.
+        assert_eq!(
+            check_qualified_name("").unwrap_err(),
+            [
+                "name part must be non-empty".to_owned(),
+                format!("name part {rule}")
+            ]
         );
-        for bad in ["", "a/", "-a", "a b", "a/b/c", "a."] {
+        assert_eq!(
+            check_qualified_name("Upper.io/-a").unwrap_err(),
+            [
+                "prefix part a lowercase RFC 1123 subdomain must consist of lower case \
+                 alphanumeric characters, '-' or '.', and must start and end with an \
+                 alphanumeric character (e.g. 'example.com', regex used for validation is \
+                 '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+                    .to_owned(),
+                format!("name part {rule}")
+            ]
+        );
+        assert_eq!(
+            check_qualified_name("a/b/c").unwrap_err(),
+            [format!(
+                "a qualified name {rule} with an optional DNS subdomain prefix and '/' \
+                 (e.g. 'example.com/MyName')"
+            )]
+        );
+        for bad in ["a/", "-a", "a b", "a."] {
             assert!(check_qualified_name(bad).is_err(), "{bad}");
         }
     }

@@ -12,7 +12,9 @@ fn default_label_key() -> String {
 }
 
 /// Who may lift the protection: when set, an UPDATE that removes the label
-/// or changes its value is rejected unless the user is in one of the groups.
+/// or changes its value is rejected unless the user is in one of the groups
+/// or is one of the platform's own writers (`crate::is_platform_writer`),
+/// which are never refused.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct LabelRemoval {
@@ -46,17 +48,19 @@ impl Default for Settings {
 
 impl Validatable for Settings {
     fn validate(&self) -> Result<(), String> {
-        check_qualified_name(&self.label_key).map_err(|problem| {
+        check_qualified_name(&self.label_key).map_err(|problems| {
             format!(
-                "labelKey {:?} is not a valid label key: {problem}",
-                self.label_key
+                "labelKey {:?} is not a valid label key: {}",
+                self.label_key,
+                problems.join("; ")
             )
         })?;
         self.exemptions.validate()?;
         if let Some(guard) = &self.label_removal {
             if guard.allowed_groups.is_empty() {
                 return Err("labelRemoval.allowedGroups must name at least one group; \
-                     an empty list would stop everyone, including the platform, from lifting protection"
+                     an empty list would let nobody but the platform's own writers lift protection; \
+                     name the break-glass group, for example cozystack-cluster-admin"
                     .to_owned());
             }
             if let Some(i) = guard

@@ -5,19 +5,23 @@
 //! check manifests offline, where cozystack-api is not in the loop. So the
 //! policy repeats every static check of `validateSecurityGroup`, with its
 //! paths, messages and Go edge semantics ([`spec`]), and goes further where
-//! cozystack-api accepts a group that selects nothing: a foreign `apiGroup`,
-//! a mistyped kind, a duplicate attachment, the pre-release `targetRef`.
-//! Then, for a group that passed, it looks up the applications and groups
-//! it names ([`existence`]): one context-aware call per kind at most, and a
-//! warning, never a rejection, when the host cannot answer.
+//! cozystack-api accepts a group that selects nothing or repeats itself: a
+//! foreign `apiGroup`, a kind no application has (unless an
+//! ApplicationDefinition serves it, [`kinds`]), a duplicate attachment, a
+//! peer name no group can have. Those are warnings unless the setting
+//! `deny` lists them. Then, for a group that passed, it looks up the
+//! applications and groups it names ([`existence`]): one context-aware call
+//! per kind at most, and a warning, never a rejection, when the host cannot
+//! answer.
 
 mod existence;
+mod kinds;
 mod settings;
 mod spec;
 
 use shared::{FieldError, Operation, Reading, Refusal, Request, Review, Verdict};
 
-pub use settings::{MissingTargets, Settings};
+pub use settings::{Finding, MissingTargets, Settings};
 use spec::{AppTarget, GroupTarget, Known, Walk};
 
 /// What the rule reads of each object (and the implicit `metadata.name`
@@ -44,22 +48,25 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
     let object = request.required_object()?;
     let [metadata, spec] = object.members(["metadata", "spec"])?;
     let [name, namespace] = metadata.members(["name", "namespace"])?;
+    // What the stored object already refers to: on UPDATE a finding about
+    // such a reference is at most a warning, and it is not looked up again.
+    let old_object = request.old_object();
+    let known = match request.operation {
+        Operation::Update => Known::read(&old_object),
+        _ => Known::default(),
+    };
     let mut review = Review::new();
-    let mut walk = Walk::new(&mut review, settings);
+    let mut walk = Walk::new(&mut review, settings, request.cluster(), &known);
     walk.name(&name)?;
     walk.spec(&spec)?;
     let targets = walk.targets;
-    // A group that is rejected anyway costs no lookup.
+    // A group that is rejected anyway costs no existence lookup.
     if settings.missing_targets == MissingTargets::Ignore || review.has_violations() {
         return Ok(review.verdict(Refusal::Invalid));
     }
     // On UPDATE only references the update adds are looked up: the others
     // were checked when they were written, and a target deleted since must
     // not block unrelated edits (audit-scanner re-checks live groups).
-    let known = match request.operation {
-        Operation::Update => Known::read(&request.old_object()),
-        _ => Known::default(),
-    };
     let own_name = name.string()?.unwrap_or_default();
     let apps: Vec<&AppTarget<'_>> = targets
         .apps
@@ -92,7 +99,7 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shared::lookup::{Cluster, GetResource, ListByNamespace, LookupError};
+    use shared::lookup::{Cluster, GetResource, ListAll, ListByNamespace, LookupError};
     use std::cell::RefCell;
 
     /// Answers HelmRelease and CiliumNetworkPolicy lists from fixed JSON
@@ -131,13 +138,23 @@ mod tests {
         fn get(&self, request: &GetResource<'_>) -> Result<Vec<u8>, LookupError> {
             panic!("unexpected get of {}", request.kind)
         }
+
+        fn list_all(&self, request: &ListAll<'_>) -> Result<Vec<u8>, LookupError> {
+            self.calls
+                .borrow_mut()
+                .push(serde_json::to_string(request).unwrap());
+            assert_eq!(request.kind, "ApplicationDefinition");
+            Ok(DEFINITIONS.as_bytes().to_vec())
+        }
     }
 
     const RELEASES: &str = r#"{"items": [
         {"metadata": {"labels": {"apps.cozystack.io/application.kind": "Postgres", "apps.cozystack.io/application.name": "db"}}},
-        {"metadata": {"labels": {"apps.cozystack.io/application.kind": "Kubernetes", "apps.cozystack.io/application.name": "web"}}}
+        {"metadata": {"labels": {"apps.cozystack.io/application.kind": "Kubernetes", "apps.cozystack.io/application.name": "web"}}},
+        {"metadata": {"labels": {"apps.cozystack.io/application.kind": "ComputePlane", "apps.cozystack.io/application.name": "edge"}}}
     ]}"#;
     const POLICIES: &str = r#"{"items": [{"metadata": {"name": "frontend"}}]}"#;
+    const DEFINITIONS: &str = r#"{"items": [{"spec": {"application": {"kind": "ComputePlane"}}}]}"#;
 
     const V1_SPEC: &str = r#"{"attachments": [{"kind": "Postgres", "name": "db"}],
         "ingress": [{"fromApp": [{"kind": "Kubernetes", "name": "web"}], "fromSG": ["frontend"],
@@ -276,7 +293,8 @@ mod tests {
             &payload(
                 "CREATE",
                 "db",
-                r#"{"attachments": [{"kind": "Postgress", "name": "db"}]}"#,
+                r#"{"attachments": [{"kind": "Postgres", "name": "db"}],
+                    "ingress": [{"fromCIDR": ["10.0.0.0/33"]}]}"#,
                 None,
             ),
             &Settings::default(),
@@ -286,9 +304,61 @@ mod tests {
             verdict
                 .message()
                 .unwrap()
-                .contains("did you mean \"Postgres\"?")
+                .contains("must be a valid CIDR or IP address")
         );
         assert!(cluster.calls.borrow().is_empty());
+    }
+
+    #[test]
+    fn unknown_kinds_cost_one_cluster_wide_list_then_the_usual_lookups() {
+        let cluster = FakeCluster::new();
+        let verdict = run(
+            &payload(
+                "CREATE",
+                "db",
+                r#"{"attachments": [{"kind": "Postgress", "name": "db"}, {"kind": "ComputePlane", "name": "edge"}],
+                    "ingress": [{"fromApp": [{"kind": "ComputePlane", "name": "web"}]}]}"#,
+                None,
+            ),
+            &Settings::default(),
+            &cluster,
+        );
+        assert!(verdict.is_allowed());
+        assert_eq!(
+            verdict.warnings(),
+            vec![
+                "spec.attachments[0].kind: \"Postgress\" is not a Cozystack application kind, so the reference selects no pods; did you mean \"Postgres\"? no ApplicationDefinition serves it either; kinds are case-sensitive",
+                "spec.ingress[0].fromApp[0]: ComputePlane \"web\" does not exist in tenant-foo: this peer matches no pods until it does",
+            ]
+        );
+        let calls = cluster.calls.borrow();
+        assert_eq!(calls.len(), 2);
+        assert!(
+            calls[0].contains("\"ApplicationDefinition\""),
+            "{}",
+            calls[0]
+        );
+        assert!(calls[1].contains("\"HelmRelease\""), "{}", calls[1]);
+    }
+
+    #[test]
+    fn an_update_keeping_its_findings_is_allowed_with_warnings() {
+        let spec = r#"{"attachments": [{"kind": "Postgres", "name": "db"}, {"kind": "Postgres", "name": "db"}],
+            "ingress": [{"fromSG": ["Frontend"]}]}"#;
+        let settings: Settings =
+            serde_json::from_str(r#"{"deny": ["duplicateAttachment", "impossibleGroupName"]}"#)
+                .unwrap();
+        let cluster = FakeCluster::new();
+        let verdict = run(
+            &payload("UPDATE", "db", spec, Some(spec)),
+            &settings,
+            &cluster,
+        );
+        assert!(verdict.is_allowed());
+        assert_eq!(verdict.warnings().len(), 2);
+        assert!(cluster.calls.borrow().is_empty());
+        let created = run(&payload("CREATE", "db", spec, None), &settings, &cluster);
+        assert!(!created.is_allowed());
     }
 
     #[test]

@@ -20,6 +20,36 @@ pub enum MissingTargets {
     Ignore,
 }
 
+/// What cozystack-api accepts but what is redundant or selects nothing:
+/// each is a warning unless the setting `deny` lists it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Finding {
+    /// The same application attached twice (an empty `apiGroup` is
+    /// `apps.cozystack.io`).
+    DuplicateAttachment,
+    /// An `apiGroup` other than `apps.cozystack.io`.
+    ForeignApiGroup,
+    /// A `fromSG`/`toSG` name no SecurityGroup can have (not a lowercase
+    /// RFC 1123 subdomain).
+    ImpossibleGroupName,
+    /// A kind neither built in, nor in `extraKinds`, nor served by an
+    /// ApplicationDefinition of the cluster.
+    UnknownKind,
+}
+
+impl Finding {
+    /// The name the setting `deny` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Finding::DuplicateAttachment => "duplicateAttachment",
+            Finding::ForeignApiGroup => "foreignApiGroup",
+            Finding::ImpossibleGroupName => "impossibleGroupName",
+            Finding::UnknownKind => "unknownKind",
+        }
+    }
+}
+
 /// Settings of the policy; every field is optional.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -34,12 +64,20 @@ pub struct Settings {
     /// `warn` (default), `deny` or `ignore`.
     #[serde(default)]
     pub missing_targets: MissingTargets,
+    /// Findings rejected rather than warned about.
+    #[serde(default)]
+    pub deny: Vec<Finding>,
 }
 
 impl Settings {
     /// Whether `kind` names an application kind this cluster serves.
     pub fn knows_kind(&self, kind: &str) -> bool {
         app_kind(kind).is_some() || self.extra_kinds.iter().any(|k| k == kind)
+    }
+
+    /// Whether `finding` is a rejection rather than a warning.
+    pub fn denies(&self, finding: Finding) -> bool {
+        self.deny.contains(&finding)
     }
 }
 
@@ -112,5 +150,36 @@ mod tests {
                 .contains("unknown field `missingTarget`")
         );
         assert!(check(r#"{"extraKinds": "ComputePlane"}"#).is_err());
+        assert!(
+            check(r#"{"deny": ["unknownKinds"]}"#)
+                .unwrap_err()
+                .contains("unknown variant `unknownKinds`, expected one of `duplicateAttachment`, `foreignApiGroup`, `impossibleGroupName`, `unknownKind`")
+        );
+        assert!(check(r#"{"deny": "unknownKind"}"#).is_err());
+        assert!(check(r#"{"deny": ["UnknownKind"]}"#).is_err());
+    }
+
+    #[test]
+    fn findings_warn_unless_denied() {
+        assert!(check("{}").unwrap().deny.is_empty());
+        let settings = check(
+            r#"{"deny": ["duplicateAttachment", "foreignApiGroup", "impossibleGroupName", "unknownKind"]}"#,
+        )
+        .unwrap();
+        for finding in [
+            Finding::DuplicateAttachment,
+            Finding::ForeignApiGroup,
+            Finding::ImpossibleGroupName,
+            Finding::UnknownKind,
+        ] {
+            assert!(settings.denies(finding));
+            let json = format!(r#"{{"deny": ["{}"]}}"#, finding.name());
+            assert_eq!(check(&json).unwrap().deny, vec![finding]);
+        }
+        assert!(
+            !check(r#"{"deny": []}"#)
+                .unwrap()
+                .denies(Finding::UnknownKind)
+        );
     }
 }

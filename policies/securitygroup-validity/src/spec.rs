@@ -4,16 +4,21 @@
 //! although cozystack-api accepts it.
 //!
 //! One walk over the object does both, and collects the references that
-//! passed, for the existence checks that follow.
+//! passed, for the existence checks that follow. What cozystack-api
+//! accepts is a [`Finding`]: a warning, or a rejection when the setting
+//! `deny` lists it, and never more than a warning for a reference the
+//! stored object already had (on UPDATE).
 
 use shared::catalogue::{APP_KINDS, APPS_GROUP, app_kind_by_plural};
+use shared::lookup::{Cluster, LookupError};
 use shared::validators::{
     check_label_value, check_qualified_name, is_cidr_or_ip, is_cilium_protocol,
     is_dns1123_subdomain, is_reserved_cilium_entity, port_errors,
 };
-use shared::{Field, FieldError, Review};
+use shared::{Field, FieldError, FieldPath, Review};
 
-use crate::settings::Settings;
+use crate::kinds;
+use crate::settings::{Finding, MissingTargets, Settings};
 
 /// A reference to an application that passed the static checks.
 #[derive(Debug, Clone, PartialEq)]
@@ -60,18 +65,11 @@ const RESERVED: &str = "must not name a reserved Cilium entity";
 
 /// apimachinery's `IsQualifiedName` of the membership label key
 /// `securitygroup.sdn.cozystack.io/<name>`, which cozystack-api checks for
-/// the group's own name and for every `fromSG`/`toSG` peer. The prefix is
-/// valid, so only the name part can fail; a `/` in it makes three parts.
-fn check_membership_name(name: &str) -> Result<(), String> {
-    if name.contains('/') {
-        return Err(
-            "a qualified name must consist of alphanumeric characters, '-', '_' or '.', \
-             and must start and end with an alphanumeric character, with an optional DNS \
-             subdomain prefix and '/'"
-                .to_owned(),
-        );
-    }
-    check_qualified_name(name)
+/// the group's own name and for every `fromSG`/`toSG` peer, one field error
+/// per message. The prefix is valid, so only the name part can fail; a `/`
+/// in it makes three parts.
+fn check_membership_name(name: &str) -> Result<(), Vec<String>> {
+    check_qualified_name(&format!("securitygroup.sdn.cozystack.io/{name}"))
 }
 
 /// A string, `""` when absent or null (Go's zero value).
@@ -100,10 +98,10 @@ fn edit_distance(a: &str, b: &str) -> usize {
     previous.last().copied().unwrap_or_default()
 }
 
-/// What to say about a kind that is not an application kind: a near miss
-/// (case, plural, a typo or two) gets a suggestion.
-fn unknown_kind(kind: &str) -> String {
-    let suggestion = app_kind_by_plural(&kind.to_ascii_lowercase())
+/// A near miss of `kind` among the built-in kinds (case, plural, a typo or
+/// two), as `did you mean "Postgres"?`, or `None`.
+fn suggestion(kind: &str) -> Option<String> {
+    app_kind_by_plural(&kind.to_ascii_lowercase())
         .map(|app| app.kind)
         .or_else(|| {
             APP_KINDS
@@ -112,15 +110,33 @@ fn unknown_kind(kind: &str) -> String {
                 .filter(|(distance, _)| *distance <= 2)
                 .min_by_key(|(distance, _)| *distance)
                 .map(|(_, known)| known)
-        });
-    let hint = match suggestion {
-        Some(known) => format!("did you mean {known:?}? "),
-        None => String::new(),
+        })
+        .map(|known| format!("did you mean {known:?}?"))
+}
+
+/// How a kind outside the built-in catalogue and `extraKinds` was judged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum KindBasis {
+    /// No ApplicationDefinition of the cluster serves it.
+    Cluster,
+    /// Not looked up (`missingTargets: ignore`).
+    Static,
+}
+
+/// What to say about a kind no application has: what is wrong, the near
+/// miss if any, and what to do. Short enough to survive as a warning.
+fn unknown_kind(kind: &str, basis: KindBasis) -> String {
+    let hint = suggestion(kind)
+        .map(|s| format!("{s} "))
+        .unwrap_or_default();
+    let tail = match basis {
+        KindBasis::Cluster => "no ApplicationDefinition serves it either; kinds are case-sensitive",
+        KindBasis::Static => {
+            "kinds are case-sensitive; add a kind this cluster serves to the setting extraKinds"
+        }
     };
     format!(
-        "{kind:?} is not a Cozystack application kind, so the reference selects no pods; {hint}\
-         kinds are case-sensitive, as `kubectl api-resources --api-group=apps.cozystack.io` \
-         lists them (add a kind this cluster serves to the policy setting extraKinds)"
+        "{kind:?} is not a Cozystack application kind, so the reference selects no pods; {hint}{tail}"
     )
 }
 
@@ -138,15 +154,74 @@ fn canonical_group(group: &str) -> &str {
 pub struct Walk<'r, 'a> {
     review: &'r mut Review,
     settings: &'r Settings,
+    /// Where the ApplicationDefinitions are listed, when a kind needs it.
+    cluster: &'r dyn Cluster,
+    /// The references the stored object had (empty on CREATE).
+    known: &'r Known<'a>,
+    /// The kinds the cluster's ApplicationDefinitions serve, listed at the
+    /// first kind outside the catalogue, at most once.
+    served: Option<Result<Vec<String>, LookupError>>,
     pub targets: Targets<'a>,
 }
 
 impl<'r, 'a> Walk<'r, 'a> {
-    pub fn new(review: &'r mut Review, settings: &'r Settings) -> Self {
+    pub fn new(
+        review: &'r mut Review,
+        settings: &'r Settings,
+        cluster: &'r dyn Cluster,
+        known: &'r Known<'a>,
+    ) -> Self {
         Self {
             review,
             settings,
+            cluster,
+            known,
+            served: None,
             targets: Targets::default(),
+        }
+    }
+
+    /// Records what cozystack-api accepts but what is redundant or selects
+    /// nothing: a rejection when the setting `deny` lists it, unless the
+    /// stored object already had the reference (`stored`); a warning
+    /// otherwise.
+    fn finding(&mut self, finding: Finding, path: FieldPath, message: String, stored: bool) {
+        if self.settings.denies(finding) && !stored {
+            self.review
+                .violation(path, format!("{message} (deny: {})", finding.name()));
+        } else {
+            self.review.warning(path, message);
+        }
+    }
+
+    /// Whether the cluster serves `kind`, a kind outside the catalogue and
+    /// `extraKinds`; records the finding, or the warning that it could not
+    /// be checked, when not.
+    fn kind_served(&mut self, field: &Field<'a>, kind: &str, stored: bool) -> bool {
+        if self.settings.missing_targets == MissingTargets::Ignore {
+            let message = unknown_kind(kind, KindBasis::Static);
+            self.finding(Finding::UnknownKind, field.path(), message, stored);
+            return false;
+        }
+        let cluster = self.cluster;
+        match self.served.get_or_insert_with(|| kinds::served(cluster)) {
+            Ok(served) if served.iter().any(|k| k == kind) => true,
+            Ok(_) => {
+                let message = unknown_kind(kind, KindBasis::Cluster);
+                self.finding(Finding::UnknownKind, field.path(), message, stored);
+                false
+            }
+            Err(error) => {
+                let hint = suggestion(kind)
+                    .map(|s| format!(" ({s})"))
+                    .unwrap_or_default();
+                let message = format!(
+                    "kind not checked: {kind:?} is not built in{hint} and cannot list the \
+                     ApplicationDefinitions: {error}"
+                );
+                self.review.warning(field.path(), message);
+                false
+            }
         }
     }
 
@@ -154,12 +229,14 @@ impl<'r, 'a> Walk<'r, 'a> {
     /// label key, and the backing CiliumNetworkPolicy must be able to carry
     /// it.
     pub fn name(&mut self, field: &Field<'a>) -> Result<(), FieldError> {
+        // cozystack-api's storage does not generate names (it never calls
+        // BeforeCreate), so `generateName` alone leaves the name empty, which
+        // `IsQualifiedName` reports twice (empty, and not matching).
         let name = text(field)?;
-        if name.is_empty() {
-            return Ok(());
-        }
-        if let Err(message) = check_membership_name(name) {
-            self.review.violation(field.path(), invalid(name, &message));
+        if let Err(messages) = check_membership_name(name) {
+            for message in messages {
+                self.review.violation(field.path(), invalid(name, &message));
+            }
         } else if !is_dns1123_subdomain(name) {
             self.review.violation(
                 field.path(),
@@ -194,12 +271,16 @@ impl<'r, 'a> Walk<'r, 'a> {
                 } else {
                     "; an empty apiGroup means apps.cozystack.io"
                 };
-                self.review.violation(
+                let message = format!(
+                    "duplicates {} ({kind} {name:?}{note}); remove one of them",
+                    first.path()
+                );
+                let stored = self.known.duplicates_attachment(group, kind, name);
+                self.finding(
+                    Finding::DuplicateAttachment,
                     reference.path(),
-                    format!(
-                        "duplicates {} ({kind} {name:?}{note}); remove one of them",
-                        first.path()
-                    ),
+                    message,
+                    stored,
                 );
                 continue;
             }
@@ -290,16 +371,12 @@ impl<'r, 'a> Walk<'r, 'a> {
         let [group_field, kind_field, name_field] =
             reference.members(["apiGroup", "kind", "name"])?;
         let (group, kind, name) = (text(&group_field)?, text(&kind_field)?, text(&name_field)?);
-        let mut passed = true;
-        let mut violation = |field: &Field<'a>, message: String| {
-            self.review.violation(field.path(), message);
-            passed = false;
-        };
+        let mut violations = Vec::new();
         if kind.is_empty() {
-            violation(&kind_field, required("must reference an application kind"));
+            violations.push((&kind_field, required("must reference an application kind")));
         }
         if name.is_empty() {
-            violation(&name_field, required("must reference an application name"));
+            violations.push((&name_field, required("must reference an application name")));
         }
         let mut label_valid = [true; 3];
         for (valid, (field, value)) in label_valid.iter_mut().zip([
@@ -308,25 +385,38 @@ impl<'r, 'a> Walk<'r, 'a> {
             (&name_field, &name),
         ]) {
             if let Err(message) = check_label_value(value) {
-                violation(field, invalid(value, &message));
+                violations.push((field, invalid(value, &message)));
                 *valid = false;
             }
         }
         if is_reserved_cilium_entity(name) {
-            violation(&name_field, invalid(name, RESERVED));
+            violations.push((&name_field, invalid(name, RESERVED)));
         }
+        let mut passed = violations.is_empty();
+        for (field, message) in violations {
+            self.review.violation(field.path(), message);
+        }
+        let stored = self.known.has_reference(group, kind, name);
         let [group_valid, kind_valid, _] = label_valid;
         if group_valid && !group.is_empty() && group != APPS_GROUP {
-            violation(
-                &group_field,
-                format!(
-                    "{group:?} selects no pods: SecurityGroups attach only to applications of \
-                     apps.cozystack.io; remove apiGroup or set it to apps.cozystack.io"
-                ),
+            let message = format!(
+                "{group:?} selects no pods: SecurityGroups attach only to applications of \
+                 apps.cozystack.io; remove apiGroup or set it to apps.cozystack.io"
             );
+            self.finding(
+                Finding::ForeignApiGroup,
+                group_field.path(),
+                message,
+                stored,
+            );
+            passed = false;
         }
-        if kind_valid && !kind.is_empty() && !self.settings.knows_kind(kind) {
-            violation(&kind_field, unknown_kind(kind));
+        if kind_valid
+            && !kind.is_empty()
+            && !self.settings.knows_kind(kind)
+            && !self.kind_served(&kind_field, kind, stored)
+        {
+            passed = false;
         }
         Ok(passed.then_some((group, kind, name)))
     }
@@ -357,16 +447,18 @@ impl<'r, 'a> Walk<'r, 'a> {
                     .violation(peer.path(), required("must name a SecurityGroup"));
             } else if is_reserved_cilium_entity(name) {
                 self.review.violation(peer.path(), invalid(name, RESERVED));
-            } else if let Err(message) = check_membership_name(name) {
-                self.review.violation(peer.path(), invalid(name, &message));
+            } else if let Err(messages) = check_membership_name(name) {
+                for message in messages {
+                    self.review.violation(peer.path(), invalid(name, &message));
+                }
             } else if !is_dns1123_subdomain(name) {
-                self.review.violation(
-                    peer.path(),
-                    format!(
-                        "{name:?} cannot be the name of a SecurityGroup (names are lowercase \
-                         RFC 1123 subdomains), so this peer matches no pods"
-                    ),
+                let message = format!(
+                    "{name:?} cannot be the name of a SecurityGroup (names are lowercase \
+                     RFC 1123 subdomains), so this peer matches no pods; write the group's \
+                     name as kubectl get securitygroups shows it"
                 );
+                let stored = self.known.has_group(name);
+                self.finding(Finding::ImpossibleGroupName, peer.path(), message, stored);
             } else {
                 self.targets.groups.push(GroupTarget {
                     reference: peer.clone(),
@@ -433,12 +525,14 @@ impl<'r, 'a> Walk<'r, 'a> {
     }
 }
 
-/// The references an object already had: applications as `(kind, name)`
-/// and SecurityGroup names. Read leniently: the old object is the stored
-/// one, and a part that cannot be read only means more gets checked.
+/// The references an object already had: applications as `(apiGroup,
+/// kind, name)` (an empty `apiGroup` as `apps.cozystack.io`), attachments
+/// apart, and SecurityGroup names. Read leniently: the old object is the
+/// stored one, and a part that cannot be read only means more gets checked.
 #[derive(Debug, Default)]
 pub struct Known<'a> {
-    pub apps: Vec<(&'a str, &'a str)>,
+    pub apps: Vec<AppIdentity<'a>>,
+    pub attachments: Vec<AppIdentity<'a>>,
     pub groups: Vec<&'a str>,
 }
 
@@ -454,25 +548,28 @@ impl<'a> Known<'a> {
         let member = |parent: &Field<'a>, key: &str| {
             parent.field(key).map(|f| string(&f)).unwrap_or_default()
         };
+        let identity = |reference: &Field<'a>| {
+            (
+                canonical_group(member(reference, "apiGroup")),
+                member(reference, "kind"),
+                member(reference, "name"),
+            )
+        };
         let mut known = Known::default();
         let Ok(spec) = object.field("spec") else {
             return known;
         };
-        let mut add_apps = |references: Vec<Field<'a>>| {
-            for reference in references {
-                known
-                    .apps
-                    .push((member(&reference, "kind"), member(&reference, "name")));
-            }
-        };
-        add_apps(list(&spec, "attachments"));
+        known.attachments = list(&spec, "attachments").iter().map(identity).collect();
+        known.apps.extend_from_slice(&known.attachments);
         let ingress = list(&spec, "ingress");
         let egress = list(&spec, "egress");
         for rule in &ingress {
-            add_apps(list(rule, "fromApp"));
+            known
+                .apps
+                .extend(list(rule, "fromApp").iter().map(identity));
         }
         for rule in &egress {
-            add_apps(list(rule, "toApp"));
+            known.apps.extend(list(rule, "toApp").iter().map(identity));
         }
         for (rules, key) in [(&ingress, "fromSG"), (&egress, "toSG")] {
             for rule in rules {
@@ -482,8 +579,25 @@ impl<'a> Known<'a> {
         known
     }
 
+    /// An application `(kind, name)` the object referred to, in any role.
     pub fn has_app(&self, kind: &str, name: &str) -> bool {
-        self.apps.iter().any(|&(k, n)| k == kind && n == name)
+        self.apps.iter().any(|&(_, k, n)| k == kind && n == name)
+    }
+
+    /// The very reference (`apiGroup` too), in any role.
+    pub fn has_reference(&self, group: &str, kind: &str, name: &str) -> bool {
+        self.apps
+            .iter()
+            .any(|&known| same_application(known, (group, kind, name)))
+    }
+
+    /// Whether the object already attached this application twice.
+    pub fn duplicates_attachment(&self, group: &str, kind: &str, name: &str) -> bool {
+        self.attachments
+            .iter()
+            .filter(|&&known| same_application(known, (group, kind, name)))
+            .count()
+            > 1
     }
 
     pub fn has_group(&self, name: &str) -> bool {
@@ -495,23 +609,102 @@ impl<'a> Known<'a> {
 mod tests {
     use super::*;
 
+    use shared::lookup::{GetResource, ListAll, ListByNamespace, Offline};
+    use std::cell::Cell;
+
     fn json(text: &str) -> shared::Value {
         serde_json::from_str(text).unwrap()
     }
 
-    fn walk(spec: &str, settings: &Settings) -> (Vec<String>, Vec<String>, usize, usize) {
+    /// Answers the ApplicationDefinition list (or fails) and counts calls.
+    struct Definitions {
+        answer: Result<&'static str, &'static str>,
+        calls: Cell<usize>,
+    }
+
+    impl Definitions {
+        fn serving(answer: &'static str) -> Self {
+            Self {
+                answer: Ok(answer),
+                calls: Cell::new(0),
+            }
+        }
+    }
+
+    impl Cluster for Definitions {
+        fn list_by_namespace(&self, _: &ListByNamespace<'_>) -> Result<Vec<u8>, LookupError> {
+            panic!("the walk lists no namespace")
+        }
+
+        fn get(&self, _: &GetResource<'_>) -> Result<Vec<u8>, LookupError> {
+            panic!("the walk gets nothing")
+        }
+
+        fn list_all(&self, request: &ListAll<'_>) -> Result<Vec<u8>, LookupError> {
+            assert_eq!(
+                serde_json::to_string(request).unwrap(),
+                r#"{"api_version":"cozystack.io/v1alpha1","kind":"ApplicationDefinition","label_selector":null,"field_selector":null,"field_masks":["spec.application.kind"]}"#
+            );
+            self.calls.set(self.calls.get() + 1);
+            self.answer
+                .map(|a| a.as_bytes().to_vec())
+                .map_err(|e| LookupError(e.to_owned()))
+        }
+    }
+
+    const COMPUTE_PLANE: &str = r#"{"items": [{"spec": {"application": {"kind": "Postgres"}}},
+        {"spec": {"application": {"kind": "ComputePlane"}}}, {"metadata": {}}]}"#;
+
+    struct Walked {
+        violations: Vec<String>,
+        warnings: Vec<String>,
+        apps: usize,
+        groups: usize,
+    }
+
+    /// Walks `spec` (an object with a `spec`), the stored object `old`
+    /// (`{}` on CREATE), against `cluster`.
+    fn walk_in(spec: &str, old: &str, settings: &Settings, cluster: &dyn Cluster) -> Walked {
         let mut review = Review::new();
         let spec = json(spec);
         let spec = Field::root(Some(&spec));
-        let mut walk = Walk::new(&mut review, settings);
+        let old = json(old);
+        let known = Known::read(&Field::root(Some(&old)));
+        let mut walk = Walk::new(&mut review, settings, cluster, &known);
         walk.spec(&spec.field("spec").unwrap()).unwrap();
         let (apps, groups) = (walk.targets.apps.len(), walk.targets.groups.len());
         let verdict = review.verdict(shared::Refusal::Invalid);
-        let violations = verdict
-            .message()
-            .map(|m| m.lines().map(str::to_owned).collect())
-            .unwrap_or_default();
-        (violations, verdict.warnings(), apps, groups)
+        Walked {
+            violations: verdict
+                .message()
+                .map(|m| m.lines().map(str::to_owned).collect())
+                .unwrap_or_default(),
+            warnings: verdict.warnings(),
+            apps,
+            groups,
+        }
+    }
+
+    fn walk(spec: &str, settings: &Settings) -> (Vec<String>, Vec<String>, usize, usize) {
+        let walked = walk_in(spec, "{}", settings, &Definitions::serving(COMPUTE_PLANE));
+        (
+            walked.violations,
+            walked.warnings,
+            walked.apps,
+            walked.groups,
+        )
+    }
+
+    fn deny_all() -> Settings {
+        Settings {
+            deny: vec![
+                Finding::DuplicateAttachment,
+                Finding::ForeignApiGroup,
+                Finding::ImpossibleGroupName,
+                Finding::UnknownKind,
+            ],
+            ..Settings::default()
+        }
     }
 
     #[test]
@@ -530,7 +723,7 @@ mod tests {
                 "spec.attachments[1].name: Invalid value: \"World\": must not name a reserved Cilium entity",
                 "spec.ingress[0].fromSG[0]: Invalid value: \"cluster\": must not name a reserved Cilium entity",
                 "spec.ingress[0].fromSG[1]: Required value: must name a SecurityGroup",
-                "spec.ingress[0].fromSG[2]: Invalid value: \"a/b\": a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character, with an optional DNS subdomain prefix and '/'",
+                "spec.ingress[0].fromSG[2]: Invalid value: \"a/b\": a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
                 "spec.ingress[0].fromCIDR[0]: Invalid value: \"10.0.0.0/33\": must be a valid CIDR or IP address",
                 "spec.ingress[0].toPorts[0].ports[0].port: Invalid value: \"0\": port number must be between 1 and 65535",
                 "spec.ingress[0].toPorts[0].ports[1].protocol: Unsupported value: \"ICMP\": supported values: \"TCP\", \"UDP\", \"SCTP\", \"ANY\"",
@@ -540,42 +733,196 @@ mod tests {
         assert_eq!((apps, groups), (0, 0));
     }
 
+    const SELECTS_NOTHING: &str = r#"{"spec": {"attachments": [
+        {"apiGroup": "apps.example.io", "kind": "Postgres", "name": "a"},
+        {"kind": "postgreses", "name": "b"},
+        {"kind": "Database", "name": "c"},
+        {"kind": "Postgres", "name": "d"},
+        {"apiGroup": "apps.cozystack.io", "kind": "Postgres", "name": "d"}],
+        "ingress": [{"fromSG": ["Frontend"]}]}}"#;
+
     #[test]
-    fn what_selects_nothing() {
-        let (violations, _, apps, _) = walk(
-            r#"{"spec": {"attachments": [
-                {"apiGroup": "apps.example.io", "kind": "Postgres", "name": "a"},
-                {"kind": "postgreses", "name": "b"},
-                {"kind": "ComputePlane", "name": "c"},
-                {"kind": "Postgres", "name": "d"},
-                {"apiGroup": "apps.cozystack.io", "kind": "Postgres", "name": "d"}],
-                "ingress": [{"fromSG": ["Frontend"]}]}}"#,
-            &Settings::default(),
-        );
-        assert_eq!(violations.len(), 5, "{violations:#?}");
-        assert!(
-            violations[0]
-                .starts_with("spec.attachments[0].apiGroup: \"apps.example.io\" selects no pods")
-        );
-        assert!(violations[1].contains("did you mean \"Postgres\"?"));
-        assert!(violations[2].contains("extraKinds"));
+    fn what_selects_nothing_warns_by_default() {
+        let (violations, warnings, apps, _) = walk(SELECTS_NOTHING, &Settings::default());
+        assert!(violations.is_empty(), "{violations:#?}");
         assert_eq!(
-            violations[3],
-            "spec.attachments[4]: duplicates spec.attachments[3] (Postgres \"d\"; an empty apiGroup means apps.cozystack.io); remove one of them"
+            warnings,
+            vec![
+                "spec.attachments[0].apiGroup: \"apps.example.io\" selects no pods: SecurityGroups attach only to applications of apps.cozystack.io; remove apiGroup or set it to apps.cozystack.io",
+                "spec.attachments[1].kind: \"postgreses\" is not a Cozystack application kind, so the reference selects no pods; did you mean \"Postgres\"? no ApplicationDefinition serves it either; kinds are case-sensitive",
+                "spec.attachments[2].kind: \"Database\" is not a Cozystack application kind, so the reference selects no pods; no ApplicationDefinition serves it either; kinds are case-sensitive",
+                "spec.attachments[4]: duplicates spec.attachments[3] (Postgres \"d\"; an empty apiGroup means apps.cozystack.io); remove one of them",
+                "spec.ingress[0].fromSG[0]: \"Frontend\" cannot be the name of a SecurityGroup (names are lowercase RFC 1123 subdomains), so this peer matches no pods; write the group's name as kubectl get securitygroups shows it",
+            ]
         );
-        assert!(
-            violations[4].starts_with("spec.ingress[0].fromSG[0]: \"Frontend\" cannot be the name")
-        );
+        assert_eq!(apps, 1, "only spec.attachments[3] is looked up");
+    }
+
+    #[test]
+    fn what_selects_nothing_is_denied_by_setting() {
+        let (violations, warnings, apps, _) = walk(SELECTS_NOTHING, &deny_all());
+        assert_eq!(violations.len(), 5, "{violations:#?}");
+        assert!(warnings.is_empty(), "{warnings:#?}");
+        for (violation, finding) in violations.iter().zip([
+            "foreignApiGroup",
+            "unknownKind",
+            "unknownKind",
+            "duplicateAttachment",
+            "impossibleGroupName",
+        ]) {
+            assert!(
+                violation.ends_with(&format!(" (deny: {finding})")),
+                "{violation}"
+            );
+        }
         assert_eq!(apps, 1);
+        let only = Settings {
+            deny: vec![Finding::DuplicateAttachment],
+            ..Settings::default()
+        };
+        let (violations, warnings, ..) = walk(SELECTS_NOTHING, &only);
+        assert_eq!(violations.len(), 1);
+        assert!(violations[0].starts_with("spec.attachments[4]: duplicates"));
+        assert_eq!(warnings.len(), 4);
+    }
+
+    #[test]
+    fn warnings_fit_the_api_servers_limit() {
+        let (_, warnings, ..) = walk(SELECTS_NOTHING, &Settings::default());
+        for warning in &warnings {
+            assert!(warning.len() <= shared::warnings::MAX_CHARS, "{warning}");
+        }
+    }
+
+    #[test]
+    fn kinds_served_by_an_application_definition() {
+        let cluster = Definitions::serving(COMPUTE_PLANE);
+        let walked = walk_in(
+            r#"{"spec": {"attachments": [{"kind": "ComputePlane", "name": "c"}],
+                "ingress": [{"fromApp": [{"kind": "ComputePlane", "name": "d"}, {"kind": "Postgres", "name": "e"}]}]}}"#,
+            "{}",
+            &deny_all(),
+            &cluster,
+        );
+        assert!(walked.violations.is_empty() && walked.warnings.is_empty());
+        assert_eq!(walked.apps, 3);
+        assert_eq!(cluster.calls.get(), 1, "one list for every unknown kind");
+        // Built-in kinds and extraKinds need no list.
+        let cluster = Definitions::serving(COMPUTE_PLANE);
         let extra = Settings {
             extra_kinds: vec!["ComputePlane".into()],
             ..Settings::default()
         };
-        let (violations, ..) = walk(
-            r#"{"spec": {"attachments": [{"kind": "ComputePlane", "name": "c"}], "ingress": [{}]}}"#,
+        let walked = walk_in(
+            r#"{"spec": {"attachments": [{"kind": "ComputePlane", "name": "c"}, {"kind": "Postgres", "name": "db"}], "ingress": [{}]}}"#,
+            "{}",
             &extra,
+            &cluster,
         );
-        assert!(violations.is_empty());
+        assert!(walked.violations.is_empty() && walked.warnings.is_empty());
+        assert_eq!(cluster.calls.get(), 0);
+    }
+
+    #[test]
+    fn kinds_not_checked_warn_even_when_denied() {
+        let cluster = Definitions {
+            answer: Err("Policy has not been granted access"),
+            calls: Cell::new(0),
+        };
+        let walked = walk_in(
+            r#"{"spec": {"attachments": [{"kind": "Postgress", "name": "c"}, {"kind": "ComputePlane", "name": "d"}]}}"#,
+            "{}",
+            &deny_all(),
+            &cluster,
+        );
+        assert!(walked.violations.is_empty(), "{:#?}", walked.violations);
+        assert_eq!(
+            walked.warnings,
+            vec![
+                "spec.attachments[0].kind: kind not checked: \"Postgress\" is not built in (did you mean \"Postgres\"?) and cannot list the ApplicationDefinitions: Policy has not been granted access",
+                "spec.attachments[1].kind: kind not checked: \"ComputePlane\" is not built in and cannot list the ApplicationDefinitions: Policy has not been granted access",
+                "spec: no ingress or egress rules: members are labelled but not isolated (Cozystack 1.6 has no default deny)",
+            ]
+        );
+        assert_eq!(walked.apps, 0);
+        assert_eq!(cluster.calls.get(), 1);
+        // An unreadable answer is a failed lookup too.
+        let walked = walk_in(
+            r#"{"spec": {"attachments": [{"kind": "Foo", "name": "c"}], "ingress": [{}]}}"#,
+            "{}",
+            &deny_all(),
+            &Definitions::serving("[]"),
+        );
+        assert!(walked.violations.is_empty());
+        assert!(walked.warnings[0].contains("unreadable list answer"));
+        // Offline.
+        let walked = walk_in(
+            r#"{"spec": {"attachments": [{"kind": "Foo", "name": "c"}], "ingress": [{}]}}"#,
+            "{}",
+            &deny_all(),
+            &Offline,
+        );
+        assert!(walked.warnings[0].ends_with("ApplicationDefinitions: no cluster to ask"));
+    }
+
+    #[test]
+    fn without_lookups_kinds_are_judged_by_the_catalogue() {
+        let settings = Settings {
+            missing_targets: MissingTargets::Ignore,
+            ..deny_all()
+        };
+        let walked = walk_in(
+            r#"{"spec": {"attachments": [{"kind": "ComputePlane", "name": "c"}], "ingress": [{}]}}"#,
+            "{}",
+            &settings,
+            &Offline,
+        );
+        assert_eq!(
+            walked.violations,
+            vec![
+                "spec.attachments[0].kind: \"ComputePlane\" is not a Cozystack application kind, so the reference selects no pods; kinds are case-sensitive; add a kind this cluster serves to the setting extraKinds (deny: unknownKind)"
+            ]
+        );
+    }
+
+    #[test]
+    fn stored_references_get_at_most_a_warning() {
+        // The stored object already had every finding; the update adds a
+        // CIDR. Nothing is denied, everything is still said.
+        let old = SELECTS_NOTHING;
+        let new = SELECTS_NOTHING.replace(
+            r#""fromSG": ["Frontend"]"#,
+            r#""fromSG": ["Frontend"], "fromCIDR": ["10.0.0.0/8"]"#,
+        );
+        let walked = walk_in(&new, old, &deny_all(), &Definitions::serving(COMPUTE_PLANE));
+        assert!(walked.violations.is_empty(), "{:#?}", walked.violations);
+        assert_eq!(walked.warnings.len(), 5);
+        // A finding the update adds is denied: a second duplicate, another
+        // foreign group, a new impossible peer name, a new unknown kind.
+        let new = SELECTS_NOTHING
+            .replace(
+                r#"{"kind": "Postgres", "name": "d"},"#,
+                r#"{"kind": "Postgres", "name": "d"}, {"kind": "Postgres", "name": "d"}, {"apiGroup": "x.io", "kind": "Postgres", "name": "a"}, {"kind": "Databse", "name": "c"},"#,
+            )
+            .replace(r#"["Frontend"]"#, r#"["Frontend", "Backend"]"#);
+        let walked = walk_in(&new, old, &deny_all(), &Definitions::serving(COMPUTE_PLANE));
+        assert_eq!(
+            walked
+                .violations
+                .iter()
+                .map(|v| v.split(':').next().unwrap())
+                .collect::<Vec<_>>(),
+            vec![
+                "spec.attachments[5].apiGroup",
+                "spec.attachments[6].kind",
+                "spec.ingress[0].fromSG[1]",
+            ],
+            "{:#?}",
+            walked.violations
+        );
+        // The stored duplicate pair stays a warning even with a third copy:
+        // the object already attached Postgres "d" twice.
+        assert_eq!(walked.warnings.len(), 6, "{:#?}", walked.warnings);
     }
 
     #[test]
@@ -590,11 +937,12 @@ mod tests {
             ("VMInstanse", "VMInstance"),
         ] {
             assert!(
-                unknown_kind(typo).contains(&format!("did you mean {known:?}?")),
+                unknown_kind(typo, KindBasis::Cluster)
+                    .contains(&format!("did you mean {known:?}?")),
                 "{typo}"
             );
         }
-        assert!(!unknown_kind("Database").contains("did you mean"));
+        assert!(!unknown_kind("Database", KindBasis::Static).contains("did you mean"));
     }
 
     #[test]
@@ -649,7 +997,8 @@ mod tests {
             let object = format!(r#"{{"spec": {text}}}"#);
             let object = json(&object);
             let object = Field::root(Some(&object));
-            let mut walk = Walk::new(&mut review, &settings);
+            let known = Known::default();
+            let mut walk = Walk::new(&mut review, &settings, &Offline, &known);
             let error = walk.spec(&object.field("spec").unwrap()).unwrap_err();
             assert_eq!(error.to_string(), message);
         }
@@ -669,6 +1018,43 @@ mod tests {
         assert!(known.has_group("a"));
         assert!(!known.has_group("b"));
         assert!(!Known::read(&Field::root(Some(&json("\"x\"")))).has_group("a"));
+        assert!(known.has_reference("apps.cozystack.io", "Postgres", "db"));
+        assert!(known.has_reference("", "Kubernetes", "web"));
+        assert!(!known.has_reference("apps.example.io", "Postgres", "db"));
+        assert!(!known.duplicates_attachment("", "Postgres", "db"));
+        let twice = json(
+            r#"{"spec": {"attachments": [{"kind": "Postgres", "name": "db"},
+                {"apiGroup": "apps.cozystack.io", "kind": "Postgres", "name": "db"}]}}"#,
+        );
+        let known = Known::read(&Field::root(Some(&twice)));
+        assert!(known.duplicates_attachment("", "Postgres", "db"));
+        assert!(!known.duplicates_attachment("x.io", "Postgres", "db"));
+    }
+
+    #[test]
+    fn an_empty_name_gets_both_messages_of_is_qualified_name() {
+        for object in [
+            r#"{"metadata": {"generateName": "db-", "name": ""}}"#,
+            r#"{"metadata": {"generateName": "db-"}}"#,
+        ] {
+            let mut review = Review::new();
+            let settings = Settings::default();
+            let object = json(object);
+            let object = Field::root(Some(&object));
+            let name = object.field("metadata").unwrap().field("name").unwrap();
+            let known = Known::default();
+            Walk::new(&mut review, &settings, &Offline, &known)
+                .name(&name)
+                .unwrap();
+            assert_eq!(
+                review.verdict(shared::Refusal::Invalid).message().unwrap(),
+                "metadata.name: Invalid value: \"\": name part must be non-empty\n\
+                 metadata.name: Invalid value: \"\": name part must consist of alphanumeric \
+                 characters, '-', '_' or '.', and must start and end with an alphanumeric \
+                 character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for \
+                 validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+            );
+        }
     }
 
     #[test]
@@ -688,7 +1074,10 @@ mod tests {
             let object = json(&object);
             let object = Field::root(Some(&object));
             let name = object.at("metadata.name").unwrap();
-            Walk::new(&mut review, &settings).name(&name).unwrap();
+            let known = Known::default();
+            Walk::new(&mut review, &settings, &Offline, &known)
+                .name(&name)
+                .unwrap();
             let message = review.verdict(shared::Refusal::Invalid).message();
             match expected {
                 None => assert_eq!(message, None),

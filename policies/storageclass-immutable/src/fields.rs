@@ -6,6 +6,11 @@
 //! "storageClass is immutable"}]` in each `values.schema.json`: exactly these
 //! 16 kinds. Kubernetes node groups (`spec.nodeGroups.*.storageClass`),
 //! Etcd and KubernetesNodes are deliberately absent: their classes may change.
+//!
+//! `required` follows the same schemas: FoundationDB's `storage` and Kafka's
+//! `kafka` and `zookeeper` list `storageClass` under `required`, and their
+//! templates read those objects unguarded (`.Values.storage.size`,
+//! `.Values.kafka.replicas`, `.Values.zookeeper.replicas`).
 
 /// One immutable field.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -14,10 +19,28 @@ pub struct ImmutableField<'s> {
     pub path: &'s str,
     /// The chart default, which an absent field (or absent parent) takes.
     pub default: &'s str,
+    /// Whether the chart cannot render without the field: Helm deletes an
+    /// explicit `null` (on the field or on a parent under `spec`), and the
+    /// schema then misses a required key or a template dereferences the
+    /// missing parent.
+    pub required: bool,
 }
 
 const fn field(path: &'static str, default: &'static str) -> ImmutableField<'static> {
-    ImmutableField { path, default }
+    ImmutableField {
+        path,
+        default,
+        required: false,
+    }
+}
+
+/// A field the chart's schema requires in its parent object.
+const fn required(path: &'static str, default: &'static str) -> ImmutableField<'static> {
+    ImmutableField {
+        path,
+        default,
+        required: true,
+    }
 }
 
 const STORAGE_CLASS: &[ImmutableField<'static>] = &[field("spec.storageClass", "")];
@@ -27,14 +50,14 @@ const STORAGE_CLASS_REPLICATED: &[ImmutableField<'static>] =
 /// The platform's immutable storage classes, by kind.
 pub const PLATFORM: &[(&str, &[ImmutableField<'static>])] = &[
     ("ClickHouse", STORAGE_CLASS),
-    ("FoundationDB", &[field("spec.storage.storageClass", "")]),
+    ("FoundationDB", &[required("spec.storage.storageClass", "")]),
     ("HTTPCache", STORAGE_CLASS),
     ("Harbor", STORAGE_CLASS),
     (
         "Kafka",
         &[
-            field("spec.kafka.storageClass", ""),
-            field("spec.zookeeper.storageClass", ""),
+            required("spec.kafka.storageClass", ""),
+            required("spec.zookeeper.storageClass", ""),
         ],
     ),
     ("Kubernetes", STORAGE_CLASS_REPLICATED),
@@ -79,5 +102,23 @@ mod tests {
         assert_eq!(platform_fields("Kafka").len(), 2);
         assert!(platform_fields("Etcd").is_empty());
         assert!(platform_fields("KubernetesNodes").is_empty());
+    }
+
+    #[test]
+    fn required_where_the_schemas_require_it() {
+        let required: Vec<&str> = PLATFORM
+            .iter()
+            .flat_map(|(_, fields)| fields.iter())
+            .filter(|field| field.required)
+            .map(|field| field.path)
+            .collect();
+        assert_eq!(
+            required,
+            [
+                "spec.storage.storageClass",
+                "spec.kafka.storageClass",
+                "spec.zookeeper.storageClass"
+            ]
+        );
     }
 }

@@ -7,7 +7,10 @@
 //! PersistentVolumeClaim keeps the old one; nothing migrates. This policy
 //! rejects such an UPDATE at admission, comparing *effective* values: an
 //! absent field (or an absent parent object, or a PUT body without `spec`)
-//! means the chart default.
+//! means the chart default; an explicit `null` means `""`, because Helm's
+//! coalescing deletes a null key together with its default and every
+//! template then names no class. Where the chart cannot render without the
+//! field (FoundationDB, Kafka), a new `null` is rejected as such.
 
 mod fields;
 mod settings;
@@ -35,12 +38,46 @@ fn immutable_fields<'s>(kind: &str, settings: &'s Settings) -> Vec<ImmutableFiel
         .map(|extra| ImmutableField {
             path: &extra.path,
             default: &extra.default,
+            required: false,
         });
     platform_fields(kind)
         .iter()
         .cloned()
         .chain(configured)
         .collect()
+}
+
+/// Where an object's effective class comes from.
+#[derive(Debug, Clone, PartialEq)]
+enum Source {
+    /// The field holds the class.
+    Set,
+    /// The field, or a parent object, is absent: the chart default applies.
+    Omitted,
+    /// The field, or a parent object under `spec`, is an explicit `null`
+    /// (here): Helm's coalescing deletes the key together with its default,
+    /// so the templates see no class, as for `""`.
+    Null(FieldPath),
+}
+
+/// The class the chart would render for `field` of `object`, and why.
+fn effective<'a>(
+    object: &Field<'a>,
+    field: &ImmutableField<'a>,
+) -> Result<(&'a str, Source), FieldError> {
+    let mut current = object.clone();
+    for (depth, key) in field.path.split('.').enumerate() {
+        current = current.field(key)?;
+        // `spec` itself is the release's whole values: a null there gives
+        // Helm no values, so every default applies, as when it is absent.
+        if depth > 0 && current.is_null() {
+            return Ok(("", Source::Null(current.path())));
+        }
+    }
+    Ok(match current.string()? {
+        Some(class) => (class, Source::Set),
+        None => (field.default, Source::Omitted),
+    })
 }
 
 /// The rule: pure over the request and settings.
@@ -61,23 +98,44 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
     let object = required(Field::root(new.as_ref()), "object")?;
     let mut review = Review::new();
     for field in &fields {
-        let before = old_object.at(field.path)?;
-        let after = object.at(field.path)?;
-        let old_value = before.string_or(field.default)?;
-        let new_value = after.string_or(field.default)?;
-        if old_value != new_value {
-            let omitted = if after.is_present() {
-                String::new()
+        let (old_value, old_source) = effective(&old_object, field)?;
+        let (new_value, new_source) = effective(&object, field)?;
+        if let Source::Null(at) = &new_source
+            && field.required
+            && !matches!(old_source, Source::Null(_))
+        {
+            let advice = if *at == FieldPath::parse(field.path) {
+                format!("Set it to {old_value:?}, the current class.")
             } else {
+                format!("Send {at} with storageClass {old_value:?}, the current class.")
+            };
+            review.violation(
+                at.clone(),
                 format!(
+                    "must not be null: Helm drops a null value together with the chart default, \
+                     and the {} chart cannot render without {at}, so {} would fail to render. {advice}",
+                    request.kind,
+                    request.describe(),
+                ),
+            );
+            continue;
+        }
+        if old_value != new_value {
+            let why = match &new_source {
+                Source::Set => String::new(),
+                Source::Omitted => format!(
                     " (the request omits it, so the chart default {:?} would apply)",
                     field.default
-                )
+                ),
+                Source::Null(at) => format!(
+                    " (the request sets {at} to null, which Helm drops together with the chart default, \
+                     so no class would be named)"
+                ),
             };
             review.violation(
                 FieldPath::parse(field.path),
                 format!(
-                    "storageClass is immutable: {} cannot change from {old_value:?} to {new_value:?}{omitted}. \
+                    "storageClass is immutable: {} cannot change from {old_value:?} to {new_value:?}{why}. \
                      Existing PersistentVolumeClaims keep their class, so the change would never move any data. \
                      Keep {old_value:?}; to use another class, back up, create a new {} with it and restore into it.",
                     request.describe(),

@@ -12,10 +12,12 @@
 //!   volumes and the registry bucket. An UPDATE that only keeps such a key
 //!   already stored is allowed with a warning, so an existing Harbor can
 //!   still be edited and annotated for deletion.
-//! - DELETE of a gated kind (Harbor by default; optionally the other kinds
-//!   whose deletion reclaims storage): allowed only when the object carries
-//!   `policies.cozystack.io/confirm-delete: <its name>`; the platform's own
-//!   identities are exempt, so tenant teardown is never blocked.
+//! - DELETE of a gated kind (Harbor by default; by settings any application
+//!   kind, custom ones included): allowed only when the object carries
+//!   `policies.cozystack.io/confirm-delete: <its name>`, and the refusal
+//!   says what the deletion destroys where the policy knows it; the
+//!   platform's own identities are exempt, so tenant teardown is never
+//!   blocked.
 
 mod gate;
 mod ignored;

@@ -1,10 +1,9 @@
 //! Settings of `harbor-retention`.
 
 use serde::Deserialize;
-use shared::catalogue::PLATFORM_GROUPS;
+use shared::catalogue::{APP_KINDS, PLATFORM_GROUPS};
+use shared::validators::is_kind_name;
 use shared::{Exemptions, User, Validatable};
-
-use crate::reclaim::{kind_names, reclaimed_kind};
 
 fn yes() -> bool {
     true
@@ -21,7 +20,8 @@ pub struct DeleteGate {
     /// `false` turns the gate off; the Harbor value checks stay.
     #[serde(default = "yes")]
     pub enabled: bool,
-    /// The kinds whose deletion needs the confirmation.
+    /// The `apps.cozystack.io` kinds whose deletion needs the confirmation:
+    /// any kind name, the catalogue's or a custom ApplicationDefinition's.
     #[serde(default = "harbor_only")]
     pub kinds: Vec<String>,
     /// Let the platform's own identities delete without confirmation (see
@@ -87,18 +87,38 @@ impl Validatable for Settings {
             );
         }
         for (i, kind) in kinds.iter().enumerate() {
-            if reclaimed_kind(kind).is_none() {
-                return Err(format!(
-                    "deleteGate.kinds[{i}]: {kind:?} is not a kind whose deletion reclaims storage in Cozystack v1.6; \
-                     use one of {}",
-                    kind_names()
-                ));
+            if let Err(why) = check_kind(kind) {
+                return Err(format!("deleteGate.kinds[{i}]: {kind:?} {why}"));
             }
             if kinds.iter().take(i).any(|k| k == kind) {
                 return Err(format!("deleteGate.kinds[{i}]: {kind:?} is listed twice"));
             }
         }
         Ok(())
+    }
+}
+
+/// Why `kind` cannot name an application kind. Any kind name is accepted,
+/// so a custom ApplicationDefinition can be gated too; only what cannot be
+/// a kind, or is a catalogue kind misspelt in case (kinds are
+/// case-sensitive, so it would never match), is refused.
+fn check_kind(kind: &str) -> Result<(), String> {
+    if !is_kind_name(kind) {
+        return Err(
+            "is not a kind name (a capital letter, then letters and digits, at most 63; \
+                    for example MongoDB)"
+                .to_owned(),
+        );
+    }
+    match APP_KINDS
+        .iter()
+        .find(|app| app.kind != kind && app.kind.eq_ignore_ascii_case(kind))
+    {
+        Some(app) => Err(format!(
+            "never matches: kinds are case-sensitive, and the application kind is {:?}",
+            app.kind
+        )),
+        None => Ok(()),
     }
 }
 
@@ -125,11 +145,31 @@ mod tests {
     }
 
     #[test]
-    fn refuses_unknown_kinds_keys_and_types() {
-        assert!(
-            check(r#"{"deleteGate": {"kinds": ["Postgres"]}}"#)
-                .unwrap_err()
-                .starts_with("deleteGate.kinds[0]: \"Postgres\" is not a kind")
+    fn any_kind_name_is_accepted() {
+        let any =
+            check(r#"{"deleteGate": {"kinds": ["MongoDB", "Postgres", "Tenant", "Valkey2"]}}"#)
+                .unwrap();
+        for kind in ["MongoDB", "Postgres", "Tenant", "Valkey2"] {
+            assert!(any.delete_gate.covers(kind), "{kind}");
+        }
+        assert!(!any.delete_gate.covers("Harbor"));
+    }
+
+    #[test]
+    fn refuses_bad_kinds_keys_and_types() {
+        for bad in ["mongodbs", "", "Mongo DB", "Kafka-Connect", "Émail"] {
+            let json = format!(r#"{{"deleteGate": {{"kinds": ["Harbor", {bad:?}]}}}}"#);
+            assert!(
+                check(&json)
+                    .unwrap_err()
+                    .starts_with(&format!("deleteGate.kinds[1]: {bad:?} is not a kind name")),
+                "{bad}"
+            );
+        }
+        assert_eq!(
+            check(r#"{"deleteGate": {"kinds": ["Mongodb"]}}"#).unwrap_err(),
+            "deleteGate.kinds[0]: \"Mongodb\" never matches: kinds are case-sensitive, and the application \
+             kind is \"MongoDB\""
         );
         assert!(
             check(r#"{"deleteGate": {"kinds": ["Harbor", "Harbor"]}}"#)

@@ -6,10 +6,24 @@
 
 use shared::{Field, FieldError, Kind, Review};
 
-use crate::chart::{BOTH_SET, Chart, MODES, Mode, SYSTEM_NEEDS_PLATFORM};
+use crate::chart::{BOTH_SET, Chart, MODES, Mode};
 
-/// The mode of `spec.oidc.mode`, reporting a value outside the enum.
+/// The mode of `spec.oidc.mode`, reporting a value outside the enum and an
+/// explicit `null`.
 pub fn mode(field: &Field<'_>, review: &mut Review) -> Result<Mode, FieldError> {
+    if field.is_null() {
+        // Helm drops a null key before it validates the values, so the
+        // chart default does not apply and the schema's `required: [mode]`
+        // fails the release.
+        review.violation(
+            field.path(),
+            format!(
+                "null removes the key from the chart's values, and the chart's schema requires spec.oidc.mode, \
+                 so the release fails to render. Delete the key (the chart default is None) or set one of {MODES}."
+            ),
+        );
+        return Ok(Mode::Invalid);
+    }
     let Some(text) = field.string()? else {
         // The chart default.
         return Ok(Mode::None);
@@ -48,7 +62,6 @@ pub fn check<'a>(
     chart: Chart,
     custom: &Field<'a>,
     (mode, mode_field): (Mode, &Field<'a>),
-    platform_oidc_enabled: bool,
     review: &mut Review,
 ) -> Result<CustomConfig<'a>, FieldError> {
     let [config, secret_ref] = custom.members(["config", "secretRef"])?;
@@ -76,14 +89,6 @@ pub fn check<'a>(
         }
         Mode::CustomConfig if !config_set && !secret_ref => {
             review.violation(mode_field.path(), chart.neither_set());
-        }
-        Mode::System if !platform_oidc_enabled => {
-            review.violation(
-                mode_field.path(),
-                format!(
-                    "{SYSTEM_NEEDS_PLATFORM} (This cluster runs without it: the policy setting platformOidcEnabled is false.)"
-                ),
-            );
         }
         _ => {}
     }

@@ -11,13 +11,22 @@
 //! said "created". This policy rejects, with the charts' own messages,
 //! every `oidc` block the schemas or templates would reject, plus the user
 //! lists that break the charts' user jobs; it warns where the charts
-//! silently ignore input. Objects without `spec.oidc` are not looked at.
+//! silently ignore input. Objects without `spec.oidc` are not looked at;
+//! a Kubernetes `spec.oidc: null` is rejected (Helm drops the key and the
+//! templates read `.Values.oidc.mode` without a default).
+//!
+//! One check needs the cluster: mode `System` fails the render while the
+//! platform runs without OIDC. The setting `platformOidcEnabled` says so;
+//! unset, the rule reads the flag from the Package
+//! `cozystack.tenant-application` ([`platform`]), only for requests that ask
+//! for mode `System` and are not rejected already.
 
 mod apiserver;
 mod chart;
 mod custom_config;
 mod email;
 mod grafana;
+pub mod platform;
 mod settings;
 mod users;
 
@@ -35,7 +44,16 @@ pub const READS: Reading = Reading::Paths(&[
 
 shared::policy!(Settings, evaluate, READS);
 
-/// The rule: pure over the request and settings.
+/// `spec.oidc: null` on a Kubernetes object. Monitoring reads
+/// `.Values.oidc | default dict` everywhere, so a null there is harmless.
+const KUBERNETES_OIDC_NULL: &str = "null removes the key from the chart's values, and the Kubernetes chart reads \
+    spec.oidc.mode without a default (templates/cluster.yaml, oidc-authn-config.yaml), so the release fails to \
+    render with a nil pointer error. Delete the key to keep the chart default (mode None), or set spec.oidc.mode \
+    to None, System or CustomConfig.";
+
+/// The rule: over the request and settings; the one cluster read (mode
+/// `System` without the setting) goes where the request says
+/// ([`Request::cluster`]).
 pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, FieldError> {
     let Some(chart) = Chart::of(&request.group, &request.kind) else {
         return Ok(Verdict::allow());
@@ -47,6 +65,11 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
     }
     let object = request.required_object()?;
     let [oidc, control_plane] = object.field("spec")?.members(["oidc", "controlPlane"])?;
+    if chart == Chart::Kubernetes && oidc.is_null() {
+        let mut review = Review::new();
+        review.violation(oidc.path(), KUBERNETES_OIDC_NULL);
+        return Ok(review.verdict(Refusal::Invalid));
+    }
     if !oidc.is_present() {
         return Ok(Verdict::allow());
     }
@@ -56,13 +79,7 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
     let [mode_field, custom_field, users_field] =
         oidc.members(["mode", "customConfig", "users"])?;
     let mode = custom_config::mode(&mode_field, &mut review)?;
-    let custom = custom_config::check(
-        chart,
-        &custom_field,
-        (mode, &mode_field),
-        settings.platform_oidc_enabled,
-        &mut review,
-    )?;
+    let custom = custom_config::check(chart, &custom_field, (mode, &mode_field), &mut review)?;
     let mut users = users::read(&users_field)?;
     users::check_entries(chart, mode, &mut users, &mut review);
 
@@ -85,8 +102,15 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
         match chart {
             Chart::Kubernetes => {
                 if request.operation == Operation::Update && !users.is_empty() {
-                    let before = users::bound_before(&request.old_object());
-                    users::check_role_changes(&users, &before, &mut review);
+                    match users::stored(&request.old_object()) {
+                        Some(users::Stored::Bound(before)) => {
+                            users::check_role_changes(&users, &before, &mut review);
+                        }
+                        Some(users::Stored::ListedWhileNone(before)) => {
+                            users::warn_role_changes_after_none(&users, &before, &mut review);
+                        }
+                        None => {}
+                    }
                 }
                 apiserver::check(&control_plane, mode, &mut review)?;
             }
@@ -98,6 +122,14 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
                 }
             }
         }
+    }
+    if mode == Mode::System {
+        platform::check(
+            request,
+            settings.platform_oidc_enabled,
+            &mode_field,
+            &mut review,
+        );
     }
     Ok(review.verdict(Refusal::Invalid))
 }

@@ -3,12 +3,8 @@
 use serde::Deserialize;
 use shared::{Exemptions, Validatable};
 
-fn enabled() -> bool {
-    true
-}
-
 /// Settings of the policy; every field is optional.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Settings {
     /// Whether the platform's own OIDC (Keycloak, `authentication.oidc.enabled`
@@ -17,20 +13,16 @@ pub struct Settings {
     /// object instead. The charts read the flag from `_cluster.oidc-enabled`,
     /// which is the same in every namespace, so one cluster-wide setting
     /// says it exactly.
-    #[serde(default = "enabled")]
-    pub platform_oidc_enabled: bool,
+    ///
+    /// Set, it is authoritative and the policy makes no cluster read. Unset
+    /// (the default), the policy reads the same flag from the cluster-scoped
+    /// Package `cozystack.tenant-application` ([`crate::platform`]) when a
+    /// request asks for mode `System`, and only warns when it cannot.
+    #[serde(default)]
+    pub platform_oidc_enabled: Option<bool>,
     /// Users, groups and service accounts the policy does not apply to.
     #[serde(default)]
     pub exemptions: Exemptions,
-}
-
-impl Default for Settings {
-    fn default() -> Self {
-        Self {
-            platform_oidc_enabled: true,
-            exemptions: Exemptions::default(),
-        }
-    }
 }
 
 impl Validatable for Settings {
@@ -48,13 +40,26 @@ mod tests {
     }
 
     #[test]
-    fn platform_oidc_is_on_by_default() {
+    fn platform_oidc_is_read_from_the_cluster_by_default() {
         assert_eq!(check("{}").unwrap(), Settings::default());
-        assert!(Settings::default().platform_oidc_enabled);
-        assert!(
-            !check(r#"{"platformOidcEnabled": false}"#)
+        assert_eq!(Settings::default().platform_oidc_enabled, None);
+        assert_eq!(
+            check(r#"{"platformOidcEnabled": null}"#)
                 .unwrap()
-                .platform_oidc_enabled
+                .platform_oidc_enabled,
+            None
+        );
+        assert_eq!(
+            check(r#"{"platformOidcEnabled": false}"#)
+                .unwrap()
+                .platform_oidc_enabled,
+            Some(false)
+        );
+        assert_eq!(
+            check(r#"{"platformOidcEnabled": true}"#)
+                .unwrap()
+                .platform_oidc_enabled,
+            Some(true)
         );
     }
 

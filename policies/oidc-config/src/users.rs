@@ -249,21 +249,47 @@ pub fn check_duplicates(chart: Chart, users: &mut [User<'_>], review: &mut Revie
 /// An `(email, role)` pair.
 pub type Binding<'a> = (&'a str, &'a str);
 
-/// `(email, role)` of the users an existing object's chart has bound:
-/// those of `oldObject` when its mode was not `None`. A stored object the
-/// policy cannot read gives nothing (the rule then does not apply).
-pub fn bound_before<'a>(old: &Field<'a>) -> Vec<Binding<'a>> {
-    let read = || -> Result<Vec<Binding<'a>>, FieldError> {
+/// What the stored object (`oldObject`) says about the bindings the
+/// chart may have made.
+#[derive(Debug)]
+pub enum Stored<'a> {
+    /// Its mode was `System` or `CustomConfig`: the chart bound these users.
+    Bound(Vec<Binding<'a>>),
+    /// Its mode was `None` (or unset): the chart bound nobody then, but it
+    /// prunes nothing in mode `None` either, so bindings from an earlier
+    /// `System` or `CustomConfig` mode remain. These users were listed.
+    ListedWhileNone(Vec<Binding<'a>>),
+}
+
+/// The stored object's users and what its mode made of them; `None` when
+/// it cannot be read or its mode is outside the enum (the rules then do not
+/// apply).
+pub fn stored<'a>(old: &Field<'a>) -> Option<Stored<'a>> {
+    let read = || -> Result<Option<Stored<'a>>, FieldError> {
         let [mode, users] = old.at("spec.oidc")?.members(["mode", "users"])?;
-        if !mode.string()?.is_some_and(|m| Mode::parse(m).is_enabled()) {
-            return Ok(Vec::new());
-        }
-        Ok(read(&users)?
+        let users: Vec<Binding<'a>> = read(&users)?
             .into_iter()
             .filter_map(|user| Some((user.email_text?, user.role_text?)))
-            .collect())
+            .collect();
+        Ok(match mode.string()?.map_or(Mode::None, Mode::parse) {
+            Mode::None => Some(Stored::ListedWhileNone(users)),
+            Mode::Invalid => None,
+            Mode::System | Mode::CustomConfig => Some(Stored::Bound(users)),
+        })
     };
-    read().unwrap_or_default()
+    read().ok().flatten()
+}
+
+/// The earlier role of `user`'s email in `before`, when it was another
+/// role the chart knows.
+fn earlier_role<'b>(user: &User<'_>, before: &[Binding<'b>]) -> Option<&'b str> {
+    let (Some(email), Some(role), true) = (user.email_text, user.role_text, user.valid) else {
+        return None;
+    };
+    before
+        .iter()
+        .find(|(e, r)| *e == email && *r != role && Chart::Kubernetes.roles().contains(r))
+        .map(|(_, r)| *r)
 }
 
 /// Kubernetes, UPDATE: a role changed for an email the chart has already
@@ -271,20 +297,43 @@ pub fn bound_before<'a>(old: &Field<'a>) -> Vec<Binding<'a>> {
 /// fails until the entry is removed (the Job prunes the binding) and added
 /// back.
 pub fn check_role_changes(users: &[User<'_>], before: &[Binding<'_>], review: &mut Review) {
-    for user in users.iter().filter(|u| u.valid) {
-        let (Some(email), Some(role)) = (&user.email_text, &user.role_text) else {
+    for user in users {
+        let (Some(email), Some(role), Some(old_role)) =
+            (user.email_text, user.role_text, earlier_role(user, before))
+        else {
             continue;
         };
-        let previous = before
-            .iter()
-            .find(|(e, r)| e == email && r != role && Chart::Kubernetes.roles().contains(r));
-        if let Some((_, old_role)) = previous {
-            review.violation(
+        review.violation(
+            user.role.path(),
+            format!(
+                "changes the role of {email:?} from {old_role:?} to {role:?}: the chart's ClusterRoleBinding for this email \
+                 keeps its roleRef, which Kubernetes cannot change, so the oidc-bootstrap Job would fail. \
+                 Remove the entry, apply, then add it back with the new role."
+            ),
+        );
+    }
+}
+
+/// Kubernetes, UPDATE from a stored mode `None`: a role changed against
+/// the list stored then. Mode `None` made no binding, but the chart's Job
+/// prunes nothing in mode `None` (it exits after cleaning the control
+/// plane) and the pre-delete cleanup renders only when the mode is not
+/// `None`, so a binding from an earlier `System` or `CustomConfig` mode may
+/// still hold the old role. The stored object cannot show whether there
+/// was one: a warning.
+pub fn warn_role_changes_after_none(
+    users: &[User<'_>],
+    before: &[Binding<'_>],
+    review: &mut Review,
+) {
+    for user in users {
+        if let Some(old_role) = earlier_role(user, before) {
+            review.warning(
                 user.role.path(),
                 format!(
-                    "changes the role of {email:?} from {old_role:?} to {role:?}: the chart's ClusterRoleBinding for this email \
-                     keeps its roleRef, which Kubernetes cannot change, so the oidc-bootstrap Job would fail. \
-                     Remove the entry, apply, then add it back with the new role."
+                    "was {old_role:?} while mode was None, which prunes no ClusterRoleBindings: one bound by an earlier \
+                     System or CustomConfig mode keeps its roleRef and fails the oidc-bootstrap Job. \
+                     Remove the entry, apply, then add it back."
                 ),
             );
         }

@@ -34,15 +34,26 @@ pub fn read_custom_section<'a>(
 }
 
 /// `wasm` with the custom section `name` holding `data`: an existing one is
-/// dropped, the new one appended last (where kwctl puts it). The parser
-/// reports how many bytes each part took, so every other part is copied
-/// exactly as it was.
+/// dropped, the new one appended last (where kwctl puts it).
 pub fn replace_custom_section(
     wasm: &[u8],
     name: &str,
     data: &[u8],
 ) -> Result<Vec<u8>, SectionError> {
-    let mut out = Vec::with_capacity(wasm.len() + data.len() + name.len() + 16);
+    let mut out = without_custom_section(wasm, name)?;
+    let section = CustomSection {
+        name: Cow::Borrowed(name),
+        data: Cow::Borrowed(data),
+    };
+    out.push(section.id());
+    section.encode(&mut out);
+    Ok(out)
+}
+
+/// `wasm` without its custom sections `name`. The parser reports how many
+/// bytes each part took, so every other part is copied exactly as it was.
+pub fn without_custom_section(wasm: &[u8], name: &str) -> Result<Vec<u8>, SectionError> {
+    let mut out = Vec::with_capacity(wasm.len());
     let mut parser = Parser::new(0);
     let mut rest = wasm;
     // With `eof` set, an incomplete module is an error, never a request for
@@ -56,12 +67,6 @@ pub fn replace_custom_section(
         }
         rest = after;
     }
-    let section = CustomSection {
-        name: Cow::Borrowed(name),
-        data: Cow::Borrowed(data),
-    };
-    out.push(section.id());
-    section.encode(&mut out);
     Ok(out)
 }
 
@@ -111,6 +116,8 @@ mod tests {
             Some(&b"new"[..])
         );
         assert!(parses(&stripped));
+        let without = without_custom_section(&again, METADATA_SECTION).unwrap();
+        assert_eq!(without, module(), "the module as it was before annotation");
     }
 
     #[test]

@@ -140,3 +140,10 @@ reproducible: cli
 ## Rewrites artifacthub/ from the policies' metadata and READMEs.
 artifacthub: cli
 	$(CLI) artifacthub
+
+## Regenerates policies/values-schema/schemas/ from the Cozystack release
+## files in ../shared/data (chart schemas and ApplicationDefinitions);
+## values-schema's drift test fails until the result is committed.
+.PHONY: schemas
+schemas:
+	$(CARGO) run $(CARGO_FLAGS) --release -p values-schema --example generate-schemas

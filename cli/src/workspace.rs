@@ -43,20 +43,76 @@ impl PolicyDir {
 
     /// `package.version` of the crate.
     pub fn crate_version(&self) -> Result<String> {
-        #[derive(serde::Deserialize)]
-        struct Manifest {
-            package: Package,
-        }
-        #[derive(serde::Deserialize)]
-        struct Package {
-            version: String,
-        }
+        Ok(self.manifest()?.package.version)
+    }
+
+    /// The benchmark budgets of the policy: the bundle's, or what its
+    /// `[package.metadata.cozystack-policies.budget]` allows instead.
+    pub fn budget(&self) -> Result<Budget> {
+        Ok(self
+            .manifest()?
+            .package
+            .metadata
+            .and_then(|m| m.cozystack_policies)
+            .and_then(|c| c.budget)
+            .unwrap_or_default())
+    }
+
+    fn manifest(&self) -> Result<Manifest> {
         let path = self.dir.join("Cargo.toml");
         let text = std::fs::read_to_string(&path)
             .with_context(|| format!("reading {}", path.display()))?;
-        let manifest: Manifest =
-            toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
-        Ok(manifest.package.version)
+        toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct Manifest {
+    package: Package,
+}
+
+#[derive(serde::Deserialize)]
+struct Package {
+    version: String,
+    metadata: Option<PackageMetadata>,
+}
+
+#[derive(serde::Deserialize)]
+struct PackageMetadata {
+    #[serde(rename = "cozystack-policies")]
+    cozystack_policies: Option<OurMetadata>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OurMetadata {
+    /// The release profile; tools/build-modules reads it.
+    #[serde(rename = "profile")]
+    _profile: Option<String>,
+    budget: Option<Budget>,
+}
+
+/// What a policy's module may cost, as the benchmarks report it. Every
+/// policy has the bundle's budget unless its crate states a larger one
+/// (values-schema carries every chart's schema, compiled).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct Budget {
+    /// Size of the module without its metadata section.
+    pub module_bytes: usize,
+    /// Median fresh-instance evaluation time over the floor's (`bench`).
+    pub median_ratio: f64,
+    /// Throughput through policy-server over the floor's (`bench-server`).
+    pub server_ratio: f64,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Self {
+            module_bytes: 250_000,
+            median_ratio: 1.5,
+            server_ratio: 0.9,
+        }
     }
 }
 

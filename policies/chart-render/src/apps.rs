@@ -1,0 +1,207 @@
+//! Render checks of the other applications that read only the values
+//! (v1.6.2 templates; each rule names its file).
+
+use shared::{Field, FieldError};
+
+use crate::findings::Findings;
+use crate::values::truthy;
+
+/// PostgreSQL parameters `templates/db.yaml` blocks (compared lowercased).
+const BLOCKED_PARAMETERS: &[&str] = &[
+    "archive_command",
+    "restore_command",
+    "ssl_passphrase_command",
+    "archive_cleanup_command",
+    "recovery_end_command",
+    "dynamic_library_path",
+    "local_preload_libraries",
+    "session_preload_libraries",
+    "shared_preload_libraries",
+];
+
+/// The rules of `kind`; a rule whose field has the wrong type is skipped.
+pub fn check(kind: &str, spec: &Field<'_>, out: &mut Findings) {
+    let _ = match kind {
+        "ClickHouse" => clickhouse(spec, out),
+        "Postgres" => {
+            let _ = postgres_users(spec, out);
+            let _ = postgres_parameters(spec, out);
+            postgres_bootstrap(spec, out)
+        }
+        "OpenSearch" => opensearch(spec, out),
+        "VMDisk" => vm_disk(spec, out),
+        "Ingress" => ingress(spec, out),
+        "ExternalDNS" => external_dns(spec, out),
+        _ => Ok(()),
+    };
+}
+
+/// `packages/apps/clickhouse/templates/clickhouse.yaml`.
+fn clickhouse(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
+    let backup = spec.field("backup")?;
+    let [system, path] = backup.members(["useSystemBucket", "s3PathOverride"])?;
+    if truthy(system.json()) && truthy(path.json()) {
+        out.deny(
+            "clickhouse-path-override",
+            path.path(),
+            "clickhouse: backup.s3PathOverride is incompatible with backup.useSystemBucket=true. The platform flow \
+             scopes the S3 path to <namespace>/<release> automatically; clear s3PathOverride or disable \
+             useSystemBucket (the chart fails to render).",
+        );
+    }
+    Ok(())
+}
+
+/// `packages/apps/postgres/templates/init-script.yaml`.
+fn postgres_users(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
+    let users = spec.field("users")?;
+    if let Some((_, user)) = users
+        .entries()?
+        .into_iter()
+        .find(|(name, _)| *name == "postgres")
+    {
+        out.deny(
+            "postgres-user",
+            user.path(),
+            "`users.postgres` is forbidden by policy. Use a different username (the chart fails to render; the \
+             superuser is managed by the operator).",
+        );
+    }
+    Ok(())
+}
+
+/// `packages/apps/postgres/templates/db.yaml`: parameters that can run code.
+fn postgres_parameters(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
+    for (key, field) in spec.at("postgresql.parameters")?.entries()? {
+        // ASCII case folding matches the template's `lower` here: no
+        // non-ASCII letter lowercases to a letter of these names.
+        if BLOCKED_PARAMETERS.contains(&key.to_ascii_lowercase().as_str()) {
+            out.deny(
+                "postgres-parameter",
+                field.path(),
+                format!(
+                    "SECURITY: Parameter '{key}' is blocked. This parameter can enable arbitrary code execution and \
+                     must not be set by tenants (the chart fails to render). Remove it."
+                ),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `packages/apps/postgres/templates/db.yaml`: bootstrap (restore) needs
+/// credentials and is not the system-bucket flow.
+fn postgres_bootstrap(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
+    let bootstrap = spec.at("bootstrap.enabled")?;
+    if !truthy(bootstrap.json()) {
+        return Ok(());
+    }
+    let backup = spec.field("backup")?;
+    let [system, access, secret, credentials] = backup.members([
+        "useSystemBucket",
+        "s3AccessKey",
+        "s3SecretKey",
+        "s3CredentialsSecret",
+    ])?;
+    if truthy(system.json()) {
+        out.deny(
+            "postgres-bootstrap",
+            bootstrap.path(),
+            "postgres: bootstrap.enabled=true is incompatible with backup.useSystemBucket=true. Use a \
+             backups.cozystack.io/RestoreJob against the cozy-default BackupClass to restore from the system bucket \
+             (the chart fails to render).",
+        );
+    } else {
+        let inline = truthy(access.json()) && truthy(secret.json());
+        let from_secret = truthy(credentials.field("name")?.json());
+        if inline || from_secret {
+            return Ok(());
+        }
+        out.deny(
+            "postgres-bootstrap",
+            bootstrap.path(),
+            "postgres: bootstrap.enabled=true requires S3 credentials: set backup.s3AccessKey+backup.s3SecretKey, \
+             backup.s3CredentialsSecret.name, or backup.useSystemBucket=true (with a backups.cozystack.io/RestoreJob) \
+             (the chart fails to render).",
+        );
+    }
+    Ok(())
+}
+
+/// `packages/apps/opensearch/templates/opensearch.yaml`: at least one role;
+/// absent roles take the chart defaults (master, data, ingest on).
+fn opensearch(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
+    let roles = spec.field("nodeRoles")?;
+    let mut any = false;
+    for (role, default) in [
+        ("master", true),
+        ("data", true),
+        ("ingest", true),
+        ("ml", false),
+    ] {
+        any |= roles.field(role)?.bool()?.unwrap_or(default);
+    }
+    if !any {
+        out.deny(
+            "opensearch-roles",
+            roles.path(),
+            "At least one node role must be enabled (master, data, ingest, or ml) (the chart fails to render).",
+        );
+    }
+    Ok(())
+}
+
+/// `packages/apps/vm-disk/templates/dv.yaml`.
+fn vm_disk(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
+    let source = spec.field("source")?;
+    let kinds: Vec<&str> = source
+        .entries()?
+        .into_iter()
+        .filter(|(_, field)| field.is_present())
+        .map(|(kind, _)| kind)
+        .collect();
+    if kinds.len() > 1 {
+        out.deny(
+            "vm-disk-source",
+            source.path(),
+            format!(
+                "Exactly one type of source is expected! Found {} ({}): keep one (the chart fails to render).",
+                kinds.len(),
+                kinds.join(", ")
+            ),
+        );
+    }
+    Ok(())
+}
+
+/// `packages/extra/ingress/templates/nginx-ingress.yaml`: the per-app
+/// switches. (On the host ingress the platform's `proxy-protocol` also
+/// counts; that needs cluster values and is not checked.)
+fn ingress(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
+    let [cloudflare, proxy] = spec.members(["cloudflareProxy", "proxyProtocol"])?;
+    if cloudflare.bool()? == Some(true) && proxy.bool()? == Some(true) {
+        out.deny(
+            "ingress-proxy-protocol",
+            proxy.path(),
+            "cloudflareProxy and proxyProtocol are mutually exclusive: Cloudflare's HTTP proxy does not send \
+             PROXY-protocol frames, and the cloudflareProxy server-snippet overrides real-ip-header proxy_protocol \
+             (the chart fails to render). Turn one off.",
+        );
+    }
+    Ok(())
+}
+
+/// `packages/extra/external-dns/templates/external-dns.yaml`: the schema
+/// has the enum but no default and does not require the key.
+fn external_dns(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
+    let provider = spec.field("provider")?;
+    if provider.string()?.is_none_or(str::is_empty) {
+        out.deny(
+            "external-dns-provider",
+            provider.path(),
+            "provider is required: set it to one of cloudflare, aws, azure, google, digitalocean, linode, ovh, \
+             exoscale, godaddy, inmemory (the chart fails to render).",
+        );
+    }
+    Ok(())
+}

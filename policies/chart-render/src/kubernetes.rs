@@ -1,0 +1,554 @@
+//! The tenant `Kubernetes` application (`packages/apps/kubernetes`, v1.6.2):
+//! its version matrix, addons that need other addons, workers or a newer
+//! Kubernetes, and the render checks of node groups and apiserver volumes.
+
+use shared::{Field, FieldError, FieldPath, Value};
+
+use crate::findings::{Findings, Switch};
+use crate::values::{enabled, int_or, truthy};
+
+/// The chart default of `spec.version` (`values.yaml`).
+pub const DEFAULT_VERSION: &str = "v1.35";
+/// The oldest minor in `files/versions.yaml` (v1.31 … v1.35).
+pub const OLDEST_MINOR: u32 = 31;
+/// The minor the Flux addon needs: Flux v2.8 (helm-controller v1.5), from
+/// Cozystack v1.5.0 on (release notes v1.5 and v1.6, "Kubernetes 1.33 or
+/// newer ... on any tenant cluster enabling the Flux addon").
+pub const FLUX_MINIMUM_MINOR: u32 = 33;
+/// `files/versions.yaml` at v1.6.2, as `_versions.tpl` lists the keys.
+const SUPPORTED: &str = "[v1.31 v1.32 v1.33 v1.34 v1.35]";
+
+/// Addons whose workloads run on the tenant's workers (`gatewayAPI`
+/// installs CRDs only; cilium and coredns cannot be disabled).
+const WORKLOAD_ADDONS: &[&str] = &[
+    "certManager",
+    "fluxcd",
+    "gpuOperator",
+    "hami",
+    "ingressNginx",
+    "monitoringAgents",
+    "ouroboros",
+    "velero",
+    "verticalPodAutoscaler",
+];
+
+/// The role the ingress-nginx DaemonSet selects
+/// (`helmreleases/ingress-nginx.yaml`, `nodeSelector`).
+const INGRESS_ROLE: &str = "ingress-nginx";
+
+/// Volume names the chart uses for the Talos control-plane secrets
+/// (`templates/cluster.yaml`).
+const RESERVED_VOLUMES: &[&str] = &["talos-ca", "talos-tls-cert"];
+/// The only volume sources allowed on the control-plane pod.
+const VOLUME_SOURCES: &[&str] = &["configMap", "secret"];
+
+/// The minor of `v1.<minor>`, if `version` reads so.
+pub fn minor(version: &str) -> Option<u32> {
+    let digits = version.strip_prefix("v1.")?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+/// The effective `spec.version`: the value, or the chart default.
+fn version<'a>(spec: &Field<'a>) -> Result<(Field<'a>, &'a str), FieldError> {
+    let field = spec.field("version")?;
+    let version = field.string_or(DEFAULT_VERSION)?;
+    Ok((field, version))
+}
+
+/// Every rule over the spec of a `Kubernetes`; a rule whose field has the
+/// wrong type is skipped (values-schema reports the type).
+pub fn check(spec: &Field<'_>, out: &mut Findings) {
+    let _ = removed_version(spec, out);
+    let _ = flux_minimum_version(spec, out);
+    let _ = addon_dependencies(spec, out);
+    let _ = ouroboros_gateway_api(spec, out);
+    let _ = workers(spec, out);
+    let _ = node_groups(spec, out);
+    let _ = max_unhealthy(spec, out);
+    let _ = extra_volumes(spec, out);
+}
+
+/// `_versions.tpl` and the Talos matrix of `cluster.yaml` for versions this
+/// or an earlier release removed (v1.30 left in v1.6.0). Other values
+/// outside the enum are values-schema's.
+pub fn removed_version(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
+    let (field, version) = version(spec)?;
+    let Some(minor) = minor(version) else {
+        return Ok(());
+    };
+    if minor >= OLDEST_MINOR {
+        return Ok(());
+    }
+    let when = if minor == 30 {
+        "v1.30 left the Talos support matrix in Cozystack v1.6 and migration 46 moved stored clusters to v1.31, \
+         but a GitOps source that still says v1.30 puts it back on its next reconcile"
+    } else {
+        "this version was removed in an earlier Cozystack release"
+    };
+    out.deny(
+        "removed-version",
+        field.path(),
+        format!(
+            "Kubernetes version {version} is not supported, allowed versions are {SUPPORTED}: the chart fails to render \
+             (templates/_versions.tpl). {when}. Set spec.version to v1.{OLDEST_MINOR} or newer, in Git too if a \
+             repository applies this object."
+        ),
+    );
+    Ok(())
+}
+
+/// An UPDATE that lowers the minor version (warning): Kubernetes supports
+/// no minor downgrades; a GitOps source re-applying an old version after
+/// an upgrade or a migration is the usual cause.
+pub fn downgrade(old: &Field<'_>, new: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
+    let (_, before) = version(old)?;
+    let (field, after) = version(new)?;
+    if let (Some(from), Some(to)) = (minor(before), minor(after))
+        && to < from
+        && to >= OLDEST_MINOR
+    {
+        out.warn(
+            "version-downgrade",
+            field.path(),
+            format!(
+                "{before} -> {after} is a downgrade, which Kubernetes does not support. If a GitOps source re-applied \
+                 an old version, update it there."
+            ),
+        );
+    }
+    Ok(())
+}
+
+/// The Flux addon below Kubernetes v1.33 (release notes; the chart renders
+/// it, the tenant's Flux does not support the version).
+pub fn flux_minimum_version(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
+    let flux = spec.at("addons.fluxcd.enabled")?;
+    if flux.bool()? != Some(true) {
+        return Ok(());
+    }
+    let (_, version) = version(spec)?;
+    if let Some(minor) = minor(version)
+        && (OLDEST_MINOR..FLUX_MINIMUM_MINOR).contains(&minor)
+    {
+        out.switch(
+            "flux-minimum-version",
+            Switch::AddonBelowMinimumVersion,
+            flux.path(),
+            format!(
+                "the Flux addon (Flux v2.8) needs Kubernetes v1.{FLUX_MINIMUM_MINOR} or newer, and spec.version is \
+                 {version}. Raise spec.version first, or disable the addon."
+            ),
+        );
+    }
+    Ok(())
+}
+
+/// Addons the templates refuse without another addon
+/// (`helmreleases/hami.yaml`, `helmreleases/ouroboros.yaml`).
+pub fn addon_dependencies(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
+    let addons = spec.field("addons")?;
+    for (addon, needs, message) in [
+        (
+            "hami",
+            "gpuOperator",
+            "addons.hami requires addons.gpuOperator to be enabled",
+        ),
+        (
+            "ouroboros",
+            "ingressNginx",
+            "addons.ouroboros.enabled requires addons.ingressNginx.enabled — ouroboros is a hairpin-NAT fix for \
+             tenant ingress-nginx and has nothing to fix against without it.",
+        ),
+    ] {
+        let Ok(field) = addons.at(&format!("{addon}.enabled")) else {
+            continue;
+        };
+        if field.bool() != Ok(Some(true)) {
+            continue;
+        }
+        let Ok(needed) = enabled(&addons, needs) else {
+            continue;
+        };
+        if !needed {
+            out.deny(
+                "addon-requires-addon",
+                field.path(),
+                format!(
+                    "{message} (the chart fails to render). Set spec.addons.{needs}.enabled: true, or disable \
+                     spec.addons.{addon}."
+                ),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `ouroboros.yaml`: a Gateway-API override without the Gateway API addon.
+pub fn ouroboros_gateway_api(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
+    let addons = spec.field("addons")?;
+    let flag = addons.at("ouroboros.valuesOverride.ouroboros.controller.gatewayApi.enabled")?;
+    let on = match flag.json() {
+        Some(Value::Bool(on)) => *on,
+        Some(Value::Number(n)) => n.as_f64() == Some(1.0),
+        Some(Value::String(text)) => {
+            matches!(
+                text.to_ascii_lowercase().as_str(),
+                "true" | "1" | "yes" | "on" | "y"
+            )
+        }
+        _ => false,
+    };
+    if on && !enabled(&addons, "gatewayAPI")? {
+        out.deny(
+            "ouroboros-gateway-api",
+            flag.path(),
+            "addons.ouroboros.valuesOverride.ouroboros.controller.gatewayApi.enabled=true requires \
+             addons.gatewayAPI.enabled=true on the same tenant — Gateway-API CRDs would otherwise be missing and the \
+             controller would CrashLoopBackOff on WaitForCacheSync (the chart fails to render). Enable \
+             spec.addons.gatewayAPI or drop the override.",
+        );
+    }
+    Ok(())
+}
+
+/// One effective node group.
+struct Group<'a> {
+    field: Field<'a>,
+    min: i64,
+    max: i64,
+    roles: Vec<&'a str>,
+}
+
+/// The node groups the chart renders: `spec.nodeGroups`, or the implicit
+/// `md0` (`minReplicas: 0`, `maxReplicas: 10`, `roles: [ingress-nginx]`)
+/// when there are none (`_helpers.tpl`, `kubernetes.nodeGroups`). `None`
+/// for the implicit group.
+fn groups<'a>(spec: &Field<'a>) -> Result<Option<Vec<Group<'a>>>, FieldError> {
+    let entries = spec.field("nodeGroups")?.entries()?;
+    if entries.is_empty() {
+        return Ok(None);
+    }
+    let mut groups = Vec::new();
+    for (_, group) in entries {
+        let mut roles = Vec::new();
+        for role in group.field("roles")?.items()? {
+            if let Some(role) = role.string()? {
+                roles.push(role);
+            }
+        }
+        groups.push(Group {
+            min: int_or(&group.field("minReplicas")?, 0)?,
+            max: int_or(&group.field("maxReplicas")?, 10)?,
+            roles,
+            field: group,
+        });
+    }
+    Ok(Some(groups))
+}
+
+/// Addons enabled while the node groups can give them no worker.
+pub fn workers(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
+    let addons = spec.field("addons")?;
+    let on: Vec<&str> = WORKLOAD_ADDONS
+        .iter()
+        .copied()
+        .filter(|addon| enabled(&addons, addon) == Ok(true))
+        .collect();
+    if on.is_empty() {
+        return Ok(());
+    }
+    let node_groups = spec.field("nodeGroups")?;
+    let Some(groups) = groups(spec)? else {
+        // The implicit md0: ingress-nginx role, up to 10 workers, none at start.
+        if on.contains(&"ingressNginx") {
+            out.warn(
+                "ingress-without-initial-workers",
+                node_groups.path(),
+                "empty, so only the implicit md0 (minReplicas 0) runs ingress-nginx: the cluster starts without \
+                 workers. Add a node group with roles [ingress-nginx] and minReplicas >= 1.",
+            );
+        }
+        return Ok(());
+    };
+    if groups.iter().all(|group| group.max < 1) {
+        out.switch(
+            "addons-without-workers",
+            Switch::AddonWithoutWorkers,
+            node_groups.path(),
+            format!(
+                "every node group has maxReplicas 0, so no worker ever runs the enabled addons ({}). Raise \
+                 maxReplicas of a node group, or disable them.",
+                on.join(", ")
+            ),
+        );
+        return Ok(());
+    }
+    if !on.contains(&"ingressNginx") {
+        return Ok(());
+    }
+    let ingress: Vec<&Group<'_>> = groups
+        .iter()
+        .filter(|group| group.max >= 1 && group.roles.contains(&INGRESS_ROLE))
+        .collect();
+    let flag = addons.at("ingressNginx.enabled")?;
+    if ingress.is_empty() {
+        out.switch(
+            "ingress-without-role",
+            Switch::AddonWithoutWorkers,
+            flag.path(),
+            "ingress-nginx runs only on nodes with role ingress-nginx, and no node group with maxReplicas >= 1 has \
+             it, so the controller never runs. Add ingress-nginx to the roles of a node group.",
+        );
+    } else if let Some(first) = ingress.first()
+        && ingress.iter().all(|group| group.min < 1)
+    {
+        out.warn(
+            "ingress-without-initial-workers",
+            first.field.field("minReplicas")?.path(),
+            "0 in every node group with role ingress-nginx: the cluster starts without an ingress node. Set \
+             minReplicas >= 1 on one of them.",
+        );
+    }
+    Ok(())
+}
+
+/// Per node group: `ephemeralStorage` (removed) and half-set `resources`
+/// (`cluster.yaml`).
+pub fn node_groups(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
+    for (name, group) in spec.field("nodeGroups")?.entries()? {
+        let _ = node_group(name, &group, out);
+    }
+    Ok(())
+}
+
+fn node_group(name: &str, group: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
+    let ephemeral = group.field("ephemeralStorage")?;
+    if ephemeral.is_present() {
+        out.deny(
+            "ephemeral-storage",
+            ephemeral.path(),
+            format!(
+                "nodeGroup {name:?}: ephemeralStorage is no longer supported and should have been automatically \
+                 migrated to diskSize by platform migration 41 (the chart fails to render). Move the size to \
+                 diskSize and remove ephemeralStorage."
+            ),
+        );
+    }
+    let instance_type = group.field("instanceType")?;
+    let resources = group.field("resources")?;
+    let [cpu, memory] = resources.members(["cpu", "memory"])?;
+    let (cpu, memory) = (truthy(cpu.json()), truthy(memory.json()));
+    if truthy(instance_type.json()) && cpu != memory {
+        out.deny(
+            "node-group-resources",
+            resources.path(),
+            format!(
+                "nodeGroup {name}: set both resources.cpu and resources.memory, or neither (the chart fails to \
+                 render; KubeVirt cannot override one of them on an instancetype)."
+            ),
+        );
+    }
+    Ok(())
+}
+
+/// Whether `value` is what the MachineHealthCheck template accepts.
+fn is_max_unhealthy(value: &str) -> bool {
+    let digits = value.strip_suffix('%').unwrap_or(value);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// `maxUnhealthy`, per group or cluster-wide (`cluster.yaml`, the
+/// MachineHealthCheck of each group).
+pub fn max_unhealthy(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
+    let global = spec.at("nodeHealthCheck.maxUnhealthy")?;
+    let mut global_used = true;
+    let entries = spec.field("nodeGroups")?.entries()?;
+    if !entries.is_empty() {
+        global_used = false;
+        for (_, group) in entries {
+            let Ok(own) = group.field("maxUnhealthy") else {
+                continue;
+            };
+            if !own.is_present() {
+                global_used = true;
+                continue;
+            }
+            if let Ok(Some(value)) = own.string()
+                && !is_max_unhealthy(value)
+            {
+                out.deny(
+                    "max-unhealthy",
+                    own.path(),
+                    max_unhealthy_message(&own.path(), value),
+                );
+            }
+        }
+    }
+    if global_used
+        && let Some(value) = global.string()?
+        && !is_max_unhealthy(value)
+    {
+        out.deny(
+            "max-unhealthy",
+            global.path(),
+            max_unhealthy_message(&global.path(), value),
+        );
+    }
+    Ok(())
+}
+
+fn max_unhealthy_message(path: &FieldPath, value: &str) -> String {
+    let source = path.to_string();
+    let source = source.strip_prefix("spec.").unwrap_or(&source);
+    format!(
+        "{source} must be a bare integer (e.g. 0, 1) or an integer percentage (e.g. 50%), got {value:?} (the chart \
+         fails to render)."
+    )
+}
+
+/// `controlPlane.apiServer.extraVolumes` and `extraVolumeMounts`
+/// (`cluster.yaml`). The OIDC volume name `authentication-config` is
+/// oidc-config's.
+pub fn extra_volumes(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
+    let api_server = spec.at("controlPlane.apiServer")?;
+    let [volumes, mounts] = api_server.members(["extraVolumes", "extraVolumeMounts"])?;
+    let mut names: Vec<String> = Vec::new();
+    for volume in volumes.items()? {
+        let Ok(name_field) = volume.field("name") else {
+            continue;
+        };
+        let name = match name_field.json() {
+            None => String::new(),
+            Some(Value::String(text)) => text.clone(),
+            Some(other) => other.to_string(),
+        };
+        let index = volume.path();
+        if name.is_empty() {
+            out.deny(
+                "extra-volumes",
+                name_field.path(),
+                format!(
+                    "{}: every volume must set a non-empty name (the chart fails to render).",
+                    trim_spec(&index)
+                ),
+            );
+            continue;
+        }
+        if RESERVED_VOLUMES.contains(&name.as_str()) {
+            out.deny(
+                "extra-volumes",
+                name_field.path(),
+                format!(
+                    "controlPlane.apiServer.extraVolumes: volume name {name:?} is reserved by the chart for the talos \
+                     control-plane secrets — rename your volume (the chart fails to render)."
+                ),
+            );
+        } else if names.contains(&name) {
+            out.deny(
+                "extra-volumes",
+                name_field.path(),
+                format!(
+                    "controlPlane.apiServer.extraVolumes: duplicate volume name {name:?} — each extra volume must \
+                     have a unique name (the chart fails to render)."
+                ),
+            );
+        }
+        let mut sources: Vec<&str> = volume
+            .entries()?
+            .into_iter()
+            .filter(|(key, field)| *key != "name" && field.is_present())
+            .map(|(key, _)| key)
+            .collect();
+        sources.sort_unstable();
+        if sources.len() != 1 {
+            out.deny(
+                "extra-volumes",
+                index.clone(),
+                format!(
+                    "controlPlane.apiServer.extraVolumes: volume {name:?} must declare exactly one volume source, \
+                     got {} ([{}]) (the chart fails to render). Use one configMap or secret.",
+                    sources.len(),
+                    sources.join(" ")
+                ),
+            );
+        }
+        for source in sources {
+            if !VOLUME_SOURCES.contains(&source) {
+                out.deny(
+                    "extra-volumes",
+                    index.key(source),
+                    format!(
+                        "controlPlane.apiServer.extraVolumes: volume {name:?} uses a {source:?} source, which is not \
+                         permitted on a management-cluster control-plane pod — only configMap and secret sources are \
+                         allowed (the chart fails to render)."
+                    ),
+                );
+            }
+        }
+        names.push(name);
+    }
+    for mount in mounts.items()? {
+        let Ok(name_field) = mount.field("name") else {
+            continue;
+        };
+        let name = match name_field.json() {
+            None => String::new(),
+            Some(Value::String(text)) => text.clone(),
+            Some(other) => other.to_string(),
+        };
+        if name.is_empty() {
+            out.deny(
+                "extra-volume-mounts",
+                name_field.path(),
+                format!(
+                    "{}: every mount must set a non-empty name (the chart fails to render).",
+                    trim_spec(&mount.path())
+                ),
+            );
+        } else if !names.contains(&name) {
+            out.deny(
+                "extra-volume-mounts",
+                name_field.path(),
+                format!(
+                    "controlPlane.apiServer.extraVolumeMounts: mount {name:?} references no volume declared in \
+                     controlPlane.apiServer.extraVolumes — the chart-managed talos volumes cannot be mounted (the \
+                     chart fails to render)."
+                ),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// A path without its leading `spec.`, as the chart names values.
+fn trim_spec(path: &FieldPath) -> String {
+    let text = path.to_string();
+    text.strip_prefix("spec.").unwrap_or(&text).to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn minors() {
+        assert_eq!(minor("v1.30"), Some(30));
+        assert_eq!(minor("v1.35"), Some(35));
+        assert_eq!(minor("1.33"), None);
+        assert_eq!(minor("v1."), None);
+        assert_eq!(minor("v1.3x"), None);
+    }
+
+    #[test]
+    fn max_unhealthy_values() {
+        for ok in ["0", "1", "50%", "0%", "100%"] {
+            assert!(is_max_unhealthy(ok), "{ok}");
+        }
+        for bad in ["", "%", "50.5%", "-1", "50 %", "x"] {
+            assert!(!is_max_unhealthy(bad), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,121 @@
+//! `chart-render`: what the v1.6.2 charts' templates refuse (`fail`,
+//! `required`) or render broken, checked at admission.
+//!
+//! cozystack-api stores any `spec`; the HelmRelease behind the application
+//! then fails to render, minutes later. The charts' schemas are
+//! values-schema's; this policy owns what only the templates say: a
+//! Kubernetes version this release removed (and what it means for GitOps
+//! sources that re-apply it), addons that need other addons, a newer
+//! Kubernetes or workers, node-group and apiserver-volume checks, names the
+//! platform fixes, exposure without TLS, and a few render checks of other
+//! charts. OIDC is oidc-config's.
+//!
+//! Verdicts: a template `fail` is denied; what renders but is probably a
+//! mistake is a warning, which a setting may raise. On UPDATE, the same
+//! rules run over the stored object, and a denial the stored object
+//! already had is only a warning ([`findings::Findings::record`]).
+//!
+//! Types: values-schema reports a value of the wrong JSON type, so a rule
+//! that finds one where it reads skips silently. Only a `spec` that is not
+//! an object (nothing can be read) and a missing `object` are malformed
+//! (400).
+
+mod apps;
+mod exposure;
+mod findings;
+mod kubernetes;
+mod names;
+mod settings;
+mod values;
+
+use findings::Findings;
+use shared::catalogue::APPS_GROUP;
+use shared::{Field, FieldError, Kind, Operation, Reading, Refusal, Request, Review, Verdict};
+
+pub use settings::Settings;
+
+/// What the rule reads of each object: the values.
+pub const READS: Reading = Reading::Paths(&["spec"]);
+
+shared::policy!(Settings, evaluate, READS);
+
+/// The kinds the rules judge (`metadata.yml` lists their plurals).
+pub const KINDS: &[&str] = &[
+    "BootBox",
+    "ClickHouse",
+    "Etcd",
+    "ExternalDNS",
+    "Ingress",
+    "Kafka",
+    "Kubernetes",
+    "KubernetesNodes",
+    "Monitoring",
+    "NATS",
+    "OpenSearch",
+    "Postgres",
+    "Qdrant",
+    "Tenant",
+    "VMDisk",
+];
+
+/// Every rule of `kind` over one object's spec.
+fn findings(kind: &str, name: &str, namespace: &str, spec: &Field<'_>) -> Findings {
+    let mut out = Findings::default();
+    names::check(kind, name, namespace, &mut out);
+    match kind {
+        "Kubernetes" => kubernetes::check(spec, &mut out),
+        "KubernetesNodes" => {
+            let _ = kubernetes::removed_version(spec, &mut out);
+            let _ = names::kubernetes_nodes(spec, name, &mut out);
+        }
+        "Kafka" | "NATS" | "Qdrant" => {
+            let _ = exposure::check(kind, spec, &mut out);
+        }
+        _ => apps::check(kind, spec, &mut out),
+    }
+    out
+}
+
+/// The spec of an object; a `spec` that is not an object cannot be read.
+fn spec<'a>(object: &Field<'a>) -> Result<Field<'a>, FieldError> {
+    let spec = object.field("spec")?;
+    spec.expect(Kind::Object)?;
+    Ok(spec)
+}
+
+/// The rule: pure over the request and settings.
+pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, FieldError> {
+    if request.group != APPS_GROUP
+        || !KINDS.contains(&request.kind.as_ref())
+        || !matches!(request.operation, Operation::Create | Operation::Update)
+        || settings.exemptions.exempts(&request.user)
+    {
+        return Ok(Verdict::allow());
+    }
+    let object = request.required_object()?;
+    let new_spec = spec(&object)?;
+    let found = findings(&request.kind, &request.name, &request.namespace, &new_spec);
+    let mut before = None;
+    let mut extra = Findings::default();
+    if request.operation == Operation::Update {
+        let old = request.old_object();
+        // A stored object that cannot be read has no findings to forgive.
+        if old.is_present()
+            && let Ok(old_spec) = spec(&old)
+        {
+            before = Some(findings(
+                &request.kind,
+                &request.name,
+                &request.namespace,
+                &old_spec,
+            ));
+            if request.kind == "Kubernetes" {
+                let _ = kubernetes::downgrade(&old_spec, &new_spec, &mut extra);
+            }
+        }
+    }
+    let mut review = Review::new();
+    found.record(before.as_ref(), settings, &mut review);
+    extra.record(None, settings, &mut review);
+    Ok(review.verdict(Refusal::Invalid))
+}

@@ -1,0 +1,96 @@
+//! Names and namespaces the charts fix (v1.6.2):
+//!
+//! - `packages/extra/{etcd,monitoring,ingress,bootbox}/templates/
+//!   check-release-name.yaml`: `The name of the release MUST BE <chart>`
+//!   (these tenant modules have no release prefix, so the application's
+//!   name is the release name); BootBox also `The namespace of the release
+//!   MUST BE tenant-root`.
+//! - `packages/apps/tenant/templates/_helpers.tpl`: `The release namespace
+//!   should start with "tenant-"`. (The release-name check, no dashes, is
+//!   cozystack-api's own name validation, which refuses such names first.)
+//! - `packages/apps/kubernetes-nodes/templates/_helpers.tpl`: `cluster` is
+//!   required, and the application must be named `<cluster>-<pool>`.
+
+use shared::{Field, FieldError, FieldPath};
+
+use crate::findings::Findings;
+
+/// The name a tenant module must have (its chart's name).
+pub fn fixed_name(kind: &str) -> Option<&'static str> {
+    match kind {
+        "Etcd" => Some("etcd"),
+        "Monitoring" => Some("monitoring"),
+        "Ingress" => Some("ingress"),
+        "BootBox" => Some("bootbox"),
+        _ => None,
+    }
+}
+
+/// Fixed names and namespaces.
+pub fn check(kind: &str, name: &str, namespace: &str, out: &mut Findings) {
+    if let Some(fixed) = fixed_name(kind)
+        && name != fixed
+    {
+        out.deny(
+            "fixed-name",
+            FieldPath::parse("metadata.name"),
+            format!(
+                "The name of the release MUST BE {fixed} (the {kind} chart fails to render under any other name, \
+                 found {name:?}). Name it {fixed}: one per tenant."
+            ),
+        );
+    }
+    if kind == "BootBox" && namespace != "tenant-root" {
+        out.deny(
+            "fixed-namespace",
+            FieldPath::parse("metadata.namespace"),
+            format!(
+                "The namespace of the release MUST BE tenant-root (the BootBox chart fails to render in {namespace:?}). \
+                 Create it in tenant-root."
+            ),
+        );
+    }
+    if kind == "Tenant" && !namespace.starts_with("tenant-") {
+        out.deny(
+            "tenant-namespace",
+            FieldPath::parse("metadata.namespace"),
+            format!(
+                "The release namespace should start with \"tenant-\": {namespace} (the Tenant chart fails to render). \
+                 Create the Tenant in tenant-root or in another tenant's namespace."
+            ),
+        );
+    }
+}
+
+/// `KubernetesNodes`: the parent cluster and the `<cluster>-<pool>` name.
+pub fn kubernetes_nodes(
+    spec: &Field<'_>,
+    name: &str,
+    out: &mut Findings,
+) -> Result<(), FieldError> {
+    let cluster = spec.field("cluster")?;
+    let Some(parent) = cluster.string()?.filter(|c| !c.is_empty()) else {
+        out.deny(
+            "nodes-cluster",
+            cluster.path(),
+            "kubernetes-nodes: .Values.cluster is required — set it to the parent Kubernetes CR name so the pool \
+             attaches to cluster kubernetes-<cluster> (the chart fails to render).",
+        );
+        return Ok(());
+    };
+    let pool = name
+        .strip_prefix(parent)
+        .and_then(|rest| rest.strip_prefix('-'));
+    if pool.is_none_or(str::is_empty) {
+        out.deny(
+            "nodes-name",
+            FieldPath::parse("metadata.name"),
+            format!(
+                "kubernetes-nodes: release name \"kubernetes-nodes-{name}\" must start with \
+                 \"kubernetes-nodes-{parent}-\" — name the KubernetesNodes CR <cluster>-<pool> (cluster={parent:?}), \
+                 for example {parent}-workers (the chart fails to render)."
+            ),
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,74 @@
+//! Settings of `chart-render`.
+
+use serde::Deserialize;
+use shared::{Exemptions, Validatable};
+
+/// Settings of the policy; every field is optional, and the defaults never
+/// deny what the platform renders.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Settings {
+    /// Users, groups and service accounts the policy does not apply to.
+    #[serde(default)]
+    pub exemptions: Exemptions,
+    /// Deny, instead of warning about, `external: true` with
+    /// `tls.enabled: false` on Kafka, NATS and Qdrant.
+    #[serde(default)]
+    pub deny_external_without_tls: bool,
+    /// Deny, instead of warning about, an addon enabled on a Kubernetes
+    /// version below the one it needs (the Flux addon below v1.33).
+    #[serde(default)]
+    pub deny_addons_below_minimum_version: bool,
+    /// Deny, instead of warning about, addons enabled while no node group
+    /// can ever run them (every `maxReplicas` 0, or ingress-nginx without
+    /// a node group carrying its role).
+    #[serde(default)]
+    pub deny_addons_without_workers: bool,
+}
+
+impl Validatable for Settings {
+    fn validate(&self) -> Result<(), String> {
+        self.exemptions.validate()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(json: &str) -> Result<Settings, String> {
+        shared::settings::check::<Settings>(json.as_bytes())
+    }
+
+    #[test]
+    fn defaults_only_warn() {
+        assert_eq!(check("{}").unwrap(), Settings::default());
+        let all = check(
+            r#"{"denyExternalWithoutTls": true, "denyAddonsBelowMinimumVersion": true,
+                "denyAddonsWithoutWorkers": true}"#,
+        )
+        .unwrap();
+        assert!(all.deny_external_without_tls);
+        assert!(all.deny_addons_below_minimum_version);
+        assert!(all.deny_addons_without_workers);
+    }
+
+    #[test]
+    fn refuses_typos_and_wrong_types() {
+        assert!(
+            check(r#"{"denyExternalWithoutTLS": true}"#)
+                .unwrap_err()
+                .contains("unknown field `denyExternalWithoutTLS`")
+        );
+        assert!(
+            check(r#"{"denyAddonsWithoutWorkers": "yes"}"#)
+                .unwrap_err()
+                .contains("expected a boolean")
+        );
+        assert!(
+            check(r#"{"exemptions": {"serviceAccounts": ["nobody"]}}"#)
+                .unwrap_err()
+                .contains("exemptions.serviceAccounts[0]")
+        );
+    }
+}

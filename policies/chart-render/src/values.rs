@@ -1,0 +1,96 @@
+//! Reading chart values as the templates read them.
+
+use shared::{Field, FieldError, Kind, Value};
+
+/// Go template truthiness (`if .Values.x`): absent, null, `false`, `0`,
+/// `""` and empty lists and maps are false.
+pub fn truthy(value: Option<&Value>) -> bool {
+    match value {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(flag)) => *flag,
+        Some(Value::Number(number)) => number.as_f64().is_some_and(|n| n != 0.0),
+        Some(Value::String(text)) => !text.is_empty(),
+        Some(Value::Array(items)) => !items.is_empty(),
+        Some(Value::Object(members)) => !members.is_empty(),
+    }
+}
+
+/// `<parent>.<addon>.enabled`, `false` when absent (every addon's chart
+/// default); an error when it is not a boolean.
+pub fn enabled(parent: &Field<'_>, addon: &str) -> Result<bool, FieldError> {
+    Ok(parent.field(addon)?.field("enabled")?.bool()? == Some(true))
+}
+
+/// An integer, or `default` when absent.
+pub fn int_or(field: &Field<'_>, default: i64) -> Result<i64, FieldError> {
+    match field.json() {
+        None => Ok(default),
+        Some(Value::Number(number)) if number.as_i64().is_some() => {
+            Ok(number.as_i64().unwrap_or(default))
+        }
+        Some(other) => Err(FieldError::WrongType {
+            path: field.path(),
+            expected: "an integer",
+            found: Kind::of(other),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An object of `members`, without naming serde_json's map type.
+    fn object(members: Vec<(&str, Value)>) -> Value {
+        let mut value = Value::Object(Default::default());
+        if let Some(map) = value.as_object_mut() {
+            for (key, member) in members {
+                map.insert(key.to_owned(), member);
+            }
+        }
+        value
+    }
+
+    #[test]
+    fn go_truthiness() {
+        let truthy_values = [
+            Value::from(true),
+            Value::from(1),
+            Value::from("x"),
+            Value::from(vec![0]),
+            object(vec![("a", Value::from(1))]),
+        ];
+        for value in truthy_values {
+            assert!(truthy(Some(&value)), "{value}");
+        }
+        let falsy = [
+            Value::from(false),
+            Value::from(0),
+            Value::from(""),
+            Value::Array(Vec::new()),
+            object(Vec::new()),
+            Value::Null,
+        ];
+        for value in falsy {
+            assert!(!truthy(Some(&value)), "{value}");
+        }
+        assert!(!truthy(None));
+    }
+
+    #[test]
+    fn integers_and_flags() {
+        let spec = object(vec![
+            ("a", object(vec![("enabled", Value::from(true))])),
+            ("b", object(vec![("enabled", Value::from("yes"))])),
+            ("n", Value::from(3)),
+            ("f", Value::from(1.5)),
+        ]);
+        let root = Field::root(Some(&spec));
+        assert!(enabled(&root, "a").unwrap());
+        assert!(!enabled(&root, "absent").unwrap());
+        assert!(enabled(&root, "b").is_err());
+        assert_eq!(int_or(&root.field("n").unwrap(), 0).unwrap(), 3);
+        assert_eq!(int_or(&root.field("x").unwrap(), 7).unwrap(), 7);
+        assert!(int_or(&root.field("f").unwrap(), 0).is_err());
+    }
+}

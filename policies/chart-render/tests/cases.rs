@@ -1,0 +1,9 @@
+//! Every case in `tests/cases/` against the rule function, natively.
+
+fn main() {
+    bundle::native::main::<chart_render::Settings>(
+        env!("CARGO_MANIFEST_DIR"),
+        chart_render::READS,
+        chart_render::evaluate,
+    );
+}

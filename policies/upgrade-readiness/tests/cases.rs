@@ -1,0 +1,9 @@
+//! Every case in `tests/cases/` against the rule function, natively.
+
+fn main() {
+    bundle::native::main::<upgrade_readiness::Settings>(
+        env!("CARGO_MANIFEST_DIR"),
+        upgrade_readiness::READS,
+        upgrade_readiness::evaluate,
+    );
+}

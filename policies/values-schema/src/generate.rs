@@ -1,0 +1,439 @@
+//! Generation of the embedded schemas (`schemas/`) from Cozystack's release
+//! files: `make schemas` runs it through `examples/generate-schemas.rs`, and
+//! `tests/drift.rs` runs it in memory and compares with the committed files.
+//!
+//! Input, per release (`../shared/data/cozystack-<version>/` from the
+//! repository root): `apps/<group>-<chart>/values.schema.json` (the chart's
+//! schema, `packages/<group>/<chart>/values.schema.json` upstream) and
+//! `application-definitions/<name>.yaml` (the ApplicationDefinitions that
+//! cozystack-api serves the kinds from). A kind belongs to the chart whose
+//! schema equals the definition's `spec.application.openAPISchema` (the
+//! definitions embed their chart's schema verbatim), so no name mapping is
+//! guessed (`VirtualPrivateCloud` is `apps-vpc`). A chart no definition
+//! embeds serves no kind and is not shipped (v1.6.2 and v1.5.4:
+//! `extra-gateway`); a definition no chart matches is an error.
+//!
+//! Output: `schemas/<version>/<group>-<chart>.json`, the schema minified
+//! with sorted keys and without annotations (`description`, `title`,
+//! `examples`, `$comment`, `readOnly`, `writeOnly`, `deprecated` and every
+//! `x-` extension but `x-kubernetes-preserve-unknown-fields`, which marks
+//! free-form maps), and `schemas/index.rs`, the table the crate embeds.
+//! `default` and every validating keyword are kept. Fields whose
+//! `x-kubernetes-validations` say `self == oldSelf` (the charts'
+//! `@immutable` storage classes) are listed in the index before the
+//! extension is dropped.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+/// One chart's schema file.
+#[derive(Debug, Clone)]
+pub struct Chart {
+    /// The directory under `apps/`: `<group>-<chart>` (`apps-postgres`).
+    pub dir: String,
+    /// The text of `values.schema.json`.
+    pub schema: String,
+}
+
+/// One ApplicationDefinition.
+#[derive(Debug, Clone)]
+pub struct Definition {
+    /// The file it was read from, for messages.
+    pub file: String,
+    /// `spec.application.kind`.
+    pub kind: String,
+    /// `spec.application.plural`.
+    pub plural: String,
+    /// `spec.application.openAPISchema`.
+    pub schema: String,
+}
+
+/// One Cozystack release's inputs.
+#[derive(Debug, Clone)]
+pub struct Release {
+    /// `v1.6.2`.
+    pub version: String,
+    pub charts: Vec<Chart>,
+    pub definitions: Vec<Definition>,
+}
+
+/// The releases the crate ships, newest first: the first is the default.
+pub const VERSIONS: &[&str] = &["v1.6.2", "v1.5.4"];
+
+/// Schema keywords that only annotate: dropped from the embedded copies.
+const ANNOTATIONS: &[&str] = &[
+    "description",
+    "title",
+    "examples",
+    "$comment",
+    "readOnly",
+    "writeOnly",
+    "deprecated",
+];
+
+/// The one extension the rule reads: an object whose keys are free.
+pub const PRESERVE_UNKNOWN: &str = "x-kubernetes-preserve-unknown-fields";
+
+/// Keywords whose value is a schema.
+const SCHEMA_VALUED: &[&str] = &[
+    "items",
+    "additionalItems",
+    "additionalProperties",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "contains",
+    "propertyNames",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contentSchema",
+];
+
+/// Keywords whose value is a list of schemas.
+const SCHEMA_LISTS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
+
+/// Keywords whose value maps names to schemas.
+const SCHEMA_MAPS: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+];
+
+/// Reads one release from `dir` (`.../cozystack-v1.6.2`); `yaml` parses an
+/// ApplicationDefinition file into JSON.
+pub fn read_release(
+    dir: &Path,
+    version: &str,
+    yaml: &dyn Fn(&str) -> Result<Value, String>,
+) -> Result<Release, String> {
+    let read_dir = |sub: &str| -> Result<Vec<std::path::PathBuf>, String> {
+        let path = dir.join(sub);
+        let mut entries: Vec<_> = std::fs::read_dir(&path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?
+            .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+            .collect();
+        entries.sort();
+        Ok(entries)
+    };
+    let read = |path: &Path| {
+        std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+    };
+    let mut charts = Vec::new();
+    for chart_dir in read_dir("apps")? {
+        let file = chart_dir.join("values.schema.json");
+        let name = chart_dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        charts.push(Chart {
+            dir: name,
+            schema: read(&file)?,
+        });
+    }
+    let mut definitions = Vec::new();
+    for file in read_dir("application-definitions")? {
+        if file.extension().is_none_or(|e| e != "yaml") {
+            continue;
+        }
+        let document = yaml(&read(&file)?).map_err(|e| format!("{}: {e}", file.display()))?;
+        let field = |name: &str| {
+            document
+                .pointer(&format!("/spec/application/{name}"))
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+                .ok_or_else(|| format!("{}: no spec.application.{name}", file.display()))
+        };
+        definitions.push(Definition {
+            file: file
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            kind: field("kind")?,
+            plural: field("plural")?,
+            schema: field("openAPISchema")?,
+        });
+    }
+    Ok(Release {
+        version: version.to_owned(),
+        charts,
+        definitions,
+    })
+}
+
+/// `value` with every object's keys in order, so the output does not
+/// depend on serde_json's `preserve_order`.
+fn sorted(value: &Value) -> Value {
+    match value {
+        Value::Object(members) => {
+            let ordered: BTreeMap<&String, Value> =
+                members.iter().map(|(k, v)| (k, sorted(v))).collect();
+            Value::Object(ordered.into_iter().map(|(k, v)| (k.clone(), v)).collect())
+        }
+        Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
+        other => other.clone(),
+    }
+}
+
+/// The schema without annotations; data keywords (`default`, `enum`,
+/// `const`) are kept as they are.
+pub fn strip(schema: &Value) -> Value {
+    let Value::Object(members) = schema else {
+        return schema.clone();
+    };
+    let mut out = Map::new();
+    for (key, value) in members {
+        let key_str = key.as_str();
+        if ANNOTATIONS.contains(&key_str) || (key.starts_with("x-") && key != PRESERVE_UNKNOWN) {
+            continue;
+        }
+        let kept = if SCHEMA_VALUED.contains(&key_str) {
+            strip(value)
+        } else if SCHEMA_LISTS.contains(&key_str) {
+            match value {
+                Value::Array(items) => Value::Array(items.iter().map(strip).collect()),
+                other => other.clone(),
+            }
+        } else if SCHEMA_MAPS.contains(&key_str) {
+            match value {
+                Value::Object(named) => Value::Object(
+                    named
+                        .iter()
+                        .map(|(name, sub)| (name.clone(), strip(sub)))
+                        .collect(),
+                ),
+                other => other.clone(),
+            }
+        } else {
+            value.clone()
+        };
+        out.insert(key.clone(), kept);
+    }
+    Value::Object(out)
+}
+
+/// Dotted paths (from `spec`) of the fields whose `x-kubernetes-validations`
+/// hold `self == oldSelf`, through `properties`.
+pub fn immutable_paths(schema: &Value) -> Vec<String> {
+    fn walk(schema: &Value, path: &str, out: &mut Vec<String>) {
+        let immutable = schema
+            .get("x-kubernetes-validations")
+            .and_then(Value::as_array)
+            .is_some_and(|rules| {
+                rules.iter().any(|rule| {
+                    rule.get("rule").and_then(Value::as_str).map(str::trim)
+                        == Some("self == oldSelf")
+                })
+            });
+        if immutable {
+            out.push(path.to_owned());
+        }
+        if let Some(Value::Object(properties)) = schema.get("properties") {
+            for (name, sub) in properties {
+                walk(sub, &format!("{path}.{name}"), out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(schema, "spec", &mut out);
+    out.sort();
+    out
+}
+
+/// One shipped kind, as the index lists it.
+struct Shipped {
+    kind: String,
+    plural: String,
+    dir: String,
+    immutable: Vec<String>,
+}
+
+/// Every output file, as `(path relative to the crate, contents)`, sorted
+/// by path.
+pub fn generate(releases: &[Release]) -> Result<Vec<(String, String)>, String> {
+    let mut files = Vec::new();
+    let mut index = String::from(
+        "// @generated by `make schemas` (policies/values-schema/examples/generate-schemas.rs)\n\
+         // from Cozystack's chart schemas and ApplicationDefinitions: do not edit.\n\
+         // tests/drift.rs fails when this file or a schema differs from what the\n\
+         // generator makes of ../shared/data.\n\n\
+         /// Every shipped release, newest first.\n\
+         pub static RELEASES: &[Release] = &[\n",
+    );
+    for release in releases {
+        let mut parsed = Vec::new();
+        for chart in &release.charts {
+            let schema: Value = serde_json::from_str(&chart.schema).map_err(|e| {
+                format!("{} {}/values.schema.json: {e}", release.version, chart.dir)
+            })?;
+            parsed.push((chart, schema));
+        }
+        let mut shipped: Vec<Shipped> = Vec::new();
+        for definition in &release.definitions {
+            let schema: Value = serde_json::from_str(&definition.schema).map_err(|e| {
+                format!(
+                    "{} {}: openAPISchema: {e}",
+                    release.version, definition.file
+                )
+            })?;
+            let matching: Vec<&(&Chart, Value)> =
+                parsed.iter().filter(|(_, s)| *s == schema).collect();
+            let [(chart, chart_schema)] = matching.as_slice() else {
+                return Err(format!(
+                    "{} {}: the openAPISchema of {} equals {} chart schemas, expected exactly one",
+                    release.version,
+                    definition.file,
+                    definition.kind,
+                    matching.len()
+                ));
+            };
+            if shipped.iter().any(|s| s.kind == definition.kind) {
+                return Err(format!(
+                    "{}: kind {} defined twice",
+                    release.version, definition.kind
+                ));
+            }
+            let minified =
+                serde_json::to_string(&sorted(&strip(chart_schema))).map_err(|e| e.to_string())?;
+            files.push((
+                format!("schemas/{}/{}.json", release.version, chart.dir),
+                minified + "\n",
+            ));
+            shipped.push(Shipped {
+                kind: definition.kind.clone(),
+                plural: definition.plural.clone(),
+                dir: chart.dir.clone(),
+                immutable: immutable_paths(chart_schema),
+            });
+        }
+        shipped.sort_by(|a, b| a.kind.cmp(&b.kind));
+        let unshipped: Vec<&str> = parsed
+            .iter()
+            .filter(|(chart, _)| !shipped.iter().any(|s| s.dir == chart.dir))
+            .map(|(chart, _)| chart.dir.as_str())
+            .collect();
+        let _ = writeln!(index, "    Release {{");
+        let _ = writeln!(index, "        version: {:?},", release.version);
+        if !unshipped.is_empty() {
+            let _ = writeln!(
+                index,
+                "        // Charts no ApplicationDefinition serves (not shipped): {}.",
+                unshipped.join(", ")
+            );
+        }
+        let _ = writeln!(index, "        apps: &[");
+        for app in &shipped {
+            let immutable: Vec<String> = app.immutable.iter().map(|p| format!("{p:?}")).collect();
+            let _ = writeln!(
+                index,
+                "            App {{\n                kind: {:?},\n                plural: {:?},\n                chart: {:?},\n                schema: include_str!(\"{}/{}.json\"),\n                immutable: &[{}],\n            }},",
+                app.kind,
+                app.plural,
+                app.dir,
+                release.version,
+                app.dir,
+                immutable.join(", ")
+            );
+        }
+        let _ = writeln!(index, "        ],");
+        let _ = writeln!(index, "    }},");
+    }
+    index.push_str("];\n");
+    files.push(("schemas/index.rs".to_owned(), index));
+    files.sort();
+    Ok(files)
+}
+
+/// Reads every shipped release below `data` (`../shared/data`) and
+/// generates the files.
+pub fn generate_from(
+    data: &Path,
+    yaml: &dyn Fn(&str) -> Result<Value, String>,
+) -> Result<Vec<(String, String)>, String> {
+    let releases = VERSIONS
+        .iter()
+        .map(|version| read_release(&data.join(format!("cozystack-{version}")), version, yaml))
+        .collect::<Result<Vec<_>, _>>()?;
+    generate(&releases)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn strips_annotations_but_not_names_or_data() {
+        let schema = json!({
+            "title": "Chart Values",
+            "type": "object",
+            "properties": {
+                "description": {"type": "string", "description": "a field named description"},
+                "size": {"default": "10Gi", "x-kubernetes-int-or-string": true,
+                         "x-kubernetes-validations": [{"rule": "self == oldSelf"}]},
+                "extra": {"type": "object", "x-kubernetes-preserve-unknown-fields": true},
+                "list": {"type": "array", "items": {"type": "string", "title": "x"}},
+                "either": {"anyOf": [{"type": "integer", "$comment": "c"}]}
+            },
+            "default": {"description": "data"}
+        });
+        assert_eq!(
+            strip(&schema),
+            json!({
+                "type": "object",
+                "properties": {
+                    "description": {"type": "string"},
+                    "size": {"default": "10Gi"},
+                    "extra": {"type": "object", "x-kubernetes-preserve-unknown-fields": true},
+                    "list": {"type": "array", "items": {"type": "string"}},
+                    "either": {"anyOf": [{"type": "integer"}]}
+                },
+                "default": {"description": "data"}
+            })
+        );
+        assert_eq!(immutable_paths(&schema), vec!["spec.size".to_owned()]);
+    }
+
+    #[test]
+    fn kinds_follow_the_embedded_schema() {
+        let release = Release {
+            version: "v9.9.9".to_owned(),
+            charts: vec![
+                Chart {
+                    dir: "apps-vpc".to_owned(),
+                    schema: r#"{"type":"object","properties":{"subnets":{"type":"object"}}}"#
+                        .to_owned(),
+                },
+                Chart {
+                    dir: "extra-gateway".to_owned(),
+                    schema: r#"{"type":"object"}"#.to_owned(),
+                },
+            ],
+            definitions: vec![Definition {
+                file: "virtualprivatecloud.yaml".to_owned(),
+                kind: "VirtualPrivateCloud".to_owned(),
+                plural: "virtualprivateclouds".to_owned(),
+                schema: r#"{"properties":{"subnets":{"type":"object"}},"type":"object"}"#
+                    .to_owned(),
+            }],
+        };
+        let files = generate(std::slice::from_ref(&release)).unwrap();
+        let paths: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(paths, ["schemas/index.rs", "schemas/v9.9.9/apps-vpc.json"]);
+        let index = &files[0].1;
+        assert!(index.contains("kind: \"VirtualPrivateCloud\""), "{index}");
+        assert!(index.contains("not shipped): extra-gateway."), "{index}");
+        let mut broken = release;
+        broken.charts.truncate(0);
+        assert!(
+            generate(&[broken])
+                .unwrap_err()
+                .contains("equals 0 chart schemas")
+        );
+    }
+}

@@ -1,0 +1,261 @@
+//! `values-schema`: the `spec` of every Cozystack application checked
+//! against its chart's `values.schema.json` at admission, as Helm would
+//! check it at render time.
+//!
+//! An application's `spec` is its HelmRelease's values, verbatim.
+//! cozystack-api applies none of the chart's schema on write, so a wrong
+//! type, an unknown enum value or a malformed quantity is accepted by
+//! `kubectl` and only fails later, when helm-controller renders the chart,
+//! leaving a failed HelmRelease. This policy validates on CREATE and UPDATE
+//! what Helm validates: the chart's defaults coalesced under the user's
+//! values ([`helm`]), nulls deleting keys, with the JSON Schema draft Helm
+//! applies to a schema without `$schema` (2020-12, [`schemas::DRAFT`]).
+//! Each violation is one finding at its field path in a user's words
+//! ([`messages`]). Keys the chart does not declare, which Helm silently
+//! ignores, are warned about with the closest declared key
+//! ([`undeclared`]). On UPDATE, a violation the stored object already has,
+//! unchanged, is a warning: the request does not make things worse.
+//!
+//! Findings under `spec.oidc` belong to oidc-config, and on UPDATE the
+//! findings about an immutable storage class whose value changes belong to
+//! storageclass-immutable: each failure is reported by one policy.
+
+pub mod generate;
+pub mod helm;
+pub mod messages;
+pub mod schemas;
+mod settings;
+pub mod undeclared;
+
+use serde_json::Value;
+use shared::field::Segment;
+use shared::{
+    Field, FieldError, FieldPath, Kind, Operation, Reading, Refusal, Request, Review, Verdict,
+};
+
+use messages::Violation;
+pub use schemas::prepare;
+use schemas::{App, COMPILED, Entry, Release};
+pub use settings::{Settings, UndeclaredKeys, versions};
+
+/// What the rule reads of each object: the whole `spec`, of both objects.
+pub const READS: Reading = Reading::Paths(&["spec"]);
+
+shared::policy!(Settings, evaluate, READS, init = prepare);
+
+/// What a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Severity {
+    /// Against the chart's schema: Helm would refuse to render.
+    Violation,
+    /// A key the chart does not declare, as `undeclaredKeys` says.
+    Undeclared,
+}
+
+/// One finding of one object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Check {
+    path: FieldPath,
+    message: String,
+    severity: Severity,
+}
+
+/// Whether `path` is `spec.oidc` or below it (oidc-config's).
+fn under_oidc(path: &FieldPath) -> bool {
+    let segments = path.segments();
+    matches!(
+        segments.as_slice(),
+        [Segment::Key(spec), Segment::Key(oidc), ..] if spec == "spec" && oidc == "oidc"
+    )
+}
+
+/// Whether `check` is the schema's refusal of a Kubernetes version below
+/// v1.31 (`v1.30` and older): chart-render reports those, with what
+/// migration 46 and a GitOps source that re-applies the version mean.
+fn removed_kubernetes_version(app: &App, raw: Option<&Value>, check: &Check) -> bool {
+    matches!(app.kind, "Kubernetes" | "KubernetesNodes")
+        && check.severity == Severity::Violation
+        && check.path == FieldPath::parse("spec.version")
+        && raw_at(raw, &check.path)
+            .and_then(Value::as_str)
+            .and_then(|v| v.strip_prefix("v1."))
+            .filter(|minor| !minor.is_empty() && minor.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|minor| minor.parse::<u32>().ok())
+            .is_some_and(|minor| minor < 31)
+}
+
+/// The value at `path` below the object root, in an object whose `spec`
+/// is `spec`: `None` when absent, and a null when a parent is null.
+fn raw_at<'v>(spec: Option<&'v Value>, path: &FieldPath) -> Option<&'v Value> {
+    const NULL: &Value = &Value::Null;
+    let segments = path.segments();
+    let mut value = spec?;
+    for segment in segments.iter().skip(1) {
+        if value.is_null() {
+            return Some(NULL);
+        }
+        value = match segment {
+            Segment::Key(key) => value.as_object()?.get(key)?,
+            Segment::Index(i) => value.as_array()?.get(*i)?,
+        };
+    }
+    Some(value)
+}
+
+/// Everything wrong with one object's `spec` (absent: no user values).
+fn check(
+    spec: Option<&serde_json::Map<String, Value>>,
+    app: &App,
+    entry: &Entry,
+    release: &Release,
+    settings: &Settings,
+) -> Vec<Check> {
+    let base = FieldPath::parse("spec");
+    let raw = spec.map(|members| Value::Object(members.clone()));
+    let effective = helm::effective(spec, &entry.defaults);
+    let mut found = Vec::new();
+    if let Err(error) = COMPILED.schemas.validate(&effective, entry.index) {
+        for Violation { path, mut message } in
+            messages::violations(&error, &effective, &base, app.kind)
+        {
+            if raw_at(raw.as_ref(), &path).is_some_and(Value::is_null) {
+                message.push_str(
+                    "; the request sets it to null, and Helm deletes a null key together with the chart default",
+                );
+            }
+            found.push(Check {
+                path,
+                message,
+                severity: Severity::Violation,
+            });
+        }
+    }
+    // Every embedded schema parses (a unit test compiles them all).
+    if settings.undeclared_keys != UndeclaredKeys::Ignore
+        && let Some(raw) = &raw
+        && let Ok(schema) = serde_json::from_str::<Value>(app.schema)
+    {
+        for key in undeclared::undeclared(raw, &schema, &base) {
+            let mut message = format!(
+                "not declared by the {} chart (Cozystack {}), so Helm ignores it",
+                app.kind, release.version
+            );
+            if let Some(best) = key.suggestion {
+                message.push_str(&format!("; did you mean {best}?"));
+            }
+            found.push(Check {
+                path: key.path,
+                message,
+                severity: Severity::Undeclared,
+            });
+        }
+    }
+    found.retain(|c| !under_oidc(&c.path) && !removed_kubernetes_version(app, raw.as_ref(), c));
+    found.sort_by_cached_key(|c| (c.path.to_string(), c.message.clone()));
+    found.dedup();
+    found
+}
+
+/// Whether `path` and `field` are the same field, or one is inside the
+/// other below `spec`.
+fn related(path: &FieldPath, field: &FieldPath) -> bool {
+    let (a, b) = (path.segments(), field.segments());
+    let shorter = a.len().min(b.len());
+    shorter >= 2 && a.get(..shorter) == b.get(..shorter)
+}
+
+/// `spec` as a map, or the error naming it; absent or null is no values.
+fn spec_of<'f>(
+    object: &Field<'f>,
+) -> Result<Option<&'f serde_json::Map<String, Value>>, FieldError> {
+    let spec = object.field("spec")?;
+    spec.expect(Kind::Object)?;
+    Ok(spec.json().and_then(Value::as_object))
+}
+
+/// The rule: pure over the request and settings.
+pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, FieldError> {
+    if !matches!(request.operation, Operation::Create | Operation::Update)
+        || request.group != shared::catalogue::APPS_GROUP
+        || settings.exemptions.exempts(&request.user)
+    {
+        return Ok(Verdict::allow());
+    }
+    let object = request.required_object()?;
+    let spec = spec_of(&object)?;
+    let mut review = Review::new();
+    let Some(release) = settings.release() else {
+        review.warning(
+            FieldPath::root(),
+            format!(
+                "values-schema: spec not checked: the setting cozystackVersion names no shipped release ({})",
+                versions()
+            ),
+        );
+        return Ok(review.verdict(Refusal::Invalid));
+    };
+    let Some((app, entry)) = schemas::lookup(release, &request.kind) else {
+        review.warning(
+            FieldPath::root(),
+            format!(
+                "values-schema: spec not checked: {} is not an application kind of Cozystack {} (setting cozystackVersion), so no chart schema is known for it",
+                request.kind, release.version
+            ),
+        );
+        return Ok(review.verdict(Refusal::Invalid));
+    };
+    let entry = match entry {
+        Ok(entry) => entry,
+        Err(error) => {
+            review.warning(
+                FieldPath::root(),
+                format!(
+                    "values-schema: spec not checked: the embedded {} schema of {} does not compile: {error}",
+                    release.version, app.kind
+                ),
+            );
+            return Ok(review.verdict(Refusal::Invalid));
+        }
+    };
+    let mut found = check(spec, app, entry, release, settings);
+    let mut stored = Vec::new();
+    if request.operation == Operation::Update {
+        let old_object = request.old_object();
+        // A stored spec that is not an object has nothing to compare with.
+        let old_spec = spec_of(&old_object).ok().flatten();
+        if old_object.is_present() {
+            stored = check(old_spec, app, entry, release, settings);
+        }
+        // A changed immutable storage class is storageclass-immutable's to
+        // report (including a null, a wrong type, or a `required` it breaks).
+        let (new_raw, old_raw) = (
+            spec.map(|m| Value::Object(m.clone())),
+            old_spec.map(|m| Value::Object(m.clone())),
+        );
+        for field in app.immutable {
+            let field = FieldPath::parse(field);
+            if raw_at(new_raw.as_ref(), &field) != raw_at(old_raw.as_ref(), &field) {
+                found.retain(|c| !related(&c.path, &field));
+            }
+        }
+    }
+    for finding in found {
+        let already = stored.contains(&finding);
+        let deny = finding.severity == Severity::Violation
+            || settings.undeclared_keys == UndeclaredKeys::Deny;
+        if deny && !already {
+            review.violation(finding.path, finding.message);
+        } else if deny {
+            review.warning(
+                finding.path,
+                format!(
+                    "already stored, so allowed; Helm refuses it until it is fixed: {}",
+                    finding.message
+                ),
+            );
+        } else {
+            review.warning(finding.path, finding.message);
+        }
+    }
+    Ok(review.verdict(Refusal::Invalid))
+}

@@ -1,0 +1,9 @@
+//! Every case in `tests/cases/` against the rule function, natively.
+
+fn main() {
+    bundle::native::main::<values_schema::Settings>(
+        env!("CARGO_MANIFEST_DIR"),
+        values_schema::READS,
+        values_schema::evaluate,
+    );
+}

@@ -95,6 +95,7 @@ test: setup
 	@$(STAGE) lint-workflows $(MAKE) --no-print-directory lint-workflows
 	@$(STAGE) dist $(MAKE) --no-print-directory dist
 	@$(STAGE) unit $(MAKE) --no-print-directory unit
+	@$(STAGE) fuzz-smoke $(MAKE) --no-print-directory fuzz-smoke
 	@$(STAGE) e2e-kwctl $(MAKE) --no-print-directory e2e-kwctl
 	@$(STAGE) e2e-policy-server $(MAKE) --no-print-directory e2e-policy-server
 	@$(STAGE) registry $(MAKE) --no-print-directory registry
@@ -140,6 +141,20 @@ reproducible: cli
 ## Rewrites artifacthub/ from the policies' metadata and READMEs.
 artifacthub: cli
 	$(CLI) artifacthub
+
+## Fuzzing (fuzz/, cargo-fuzz on nightly; both install what they lack).
+## `fuzz`: every target of every policy for FUZZ_SECONDS, the corpus kept in
+## fuzz/corpus; `fuzz-smoke`: the test command's short run from the YAML
+## cases alone. Both end with `<target>/<policy>: <N> executions` per target.
+.PHONY: fuzz fuzz-smoke
+FUZZ_SECONDS ?= 60
+FUZZ_SMOKE_SECONDS ?= 4
+
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) tools/fuzz run
+
+fuzz-smoke:
+	FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS) tools/fuzz smoke
 
 ## Regenerates policies/values-schema/schemas/ from the Cozystack release
 ## files in ../shared/data (chart schemas and ApplicationDefinitions);

@@ -326,8 +326,9 @@ pub fn judge(
 }
 
 /// Whether a response's warnings are what the API server passes on
-/// unchanged (`shared::warnings`): few enough, one header-safe line each.
-fn check_warning_limits(warnings: &[String]) -> Result<(), String> {
+/// unchanged (`shared::warnings`): few enough, one non-empty header-safe
+/// line each. The fuzz targets hold every answer to it too.
+pub fn check_warning_limits(warnings: &[String]) -> Result<(), String> {
     use shared::warnings::{MAX_CHARS, MAX_TOTAL_CHARS, MAX_WARNINGS};
     if warnings.len() > MAX_WARNINGS {
         return Err(format!(
@@ -340,6 +341,9 @@ fn check_warning_limits(warnings: &[String]) -> Result<(), String> {
         return Err(format!(
             "{total} characters of warnings, more than {MAX_TOTAL_CHARS}"
         ));
+    }
+    if warnings.iter().any(|w| w.trim().is_empty()) {
+        return Err("an empty warning".to_owned());
     }
     match warnings
         .iter()

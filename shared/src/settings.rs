@@ -86,6 +86,10 @@ fn settings_error(error: &serde_json::Error) -> String {
 
 /// Decodes and validates settings, with messages fit for an operator.
 pub fn check<S: DeserializeOwned + Validatable>(payload: &[u8]) -> Result<S, String> {
+    // serde fills a struct from a list by position; settings are a map.
+    if payload.trim_ascii_start().first() == Some(&b'[') {
+        return Err("settings must be a map of setting names to values, not a list".to_owned());
+    }
     let settings: S = serde_json::from_slice(payload).map_err(|e| settings_error(&e))?;
     settings.validate()?;
     Ok(settings)
@@ -118,6 +122,15 @@ mod tests {
     struct Example {
         #[serde(default)]
         exemptions: Exemptions,
+    }
+
+    #[test]
+    fn a_list_is_not_settings() {
+        for payload in ["[]", " [true]", "[[\"alice\"]]"] {
+            let error = check::<Example>(payload.as_bytes()).expect_err(payload);
+            assert!(error.contains("not a list"), "{payload}: {error}");
+        }
+        assert!(check::<Example>(b"{}").is_ok());
     }
 
     impl Validatable for Example {

@@ -198,10 +198,10 @@ fn node<'s, 'v>(
     };
     if let Some(keyword) = keywords.get("type") {
         let want = types(keyword);
-        if !want.is_empty()
-            && !want.contains(&Type::of(value))
-            && !(want.contains(&Type::Integer) && is_integer(value))
-        {
+        let matched = want.is_empty()
+            || want.contains(&Type::of(value))
+            || (want.contains(&Type::Integer) && is_integer(value));
+        if !matched {
             out.push(fail(Kind::Type { want }, location));
             return;
         }
@@ -223,10 +223,8 @@ fn node<'s, 'v>(
                 }
             }
         }
-        Value::String(text) => {
-            if keywords.get("pattern").is_some() && !is_quantity(text) {
-                out.push(fail(Kind::Quantity { got: text }, location));
-            }
+        Value::String(text) if keywords.get("pattern").is_some() && !is_quantity(text) => {
+            out.push(fail(Kind::Quantity { got: text }, location));
         }
         _ => {}
     }

@@ -6,6 +6,15 @@
 //! same verdict and the same leaf failures: the same instance locations,
 //! keywords and details (types wanted, keys missing or refused).
 
+// Test code: a failed assumption should stop the test where it is.
+#![allow(
+    clippy::unwrap_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::as_conversions,
+    clippy::collapsible_match
+)]
+
 use std::path::Path;
 
 use boon::{Compiler, Draft, ErrorKind, InstanceToken, Schemas, ValidationError};

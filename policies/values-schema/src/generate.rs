@@ -18,7 +18,9 @@
 //! `examples`, `$comment`, `readOnly`, `writeOnly`, `deprecated` and every
 //! `x-` extension but `x-kubernetes-preserve-unknown-fields`, which marks
 //! free-form maps), and `schemas/index.rs`, the table the crate embeds.
-//! `default` and every validating keyword are kept. Fields whose
+//! `default` and every validating keyword are kept; a validating keyword
+//! (or a `pattern`) that [`crate::validate`] does not implement is an
+//! error naming the chart, the keyword and its path. Fields whose
 //! `x-kubernetes-validations` say `self == oldSelf` (the charts'
 //! `@immutable` storage classes) are listed in the index before the
 //! extension is dropped.
@@ -298,8 +300,19 @@ pub fn generate(releases: &[Release]) -> Result<Vec<(String, String)>, String> {
                     release.version, definition.kind
                 ));
             }
-            let minified =
-                serde_json::to_string(&sorted(&strip(chart_schema))).map_err(|e| e.to_string())?;
+            let stripped = strip(chart_schema);
+            if let Some((path, what)) = crate::validate::unsupported(&stripped) {
+                return Err(format!(
+                    "{} chart {} ({}): {what} at {} is not supported by the policy's validator \
+                     (src/validate.rs implements: {}, and pattern only as the Kubernetes quantity regex)",
+                    release.version,
+                    chart.dir,
+                    definition.kind,
+                    if path.is_empty() { "/" } else { &path },
+                    crate::validate::KEYWORDS.join(", ")
+                ));
+            }
+            let minified = serde_json::to_string(&sorted(&stripped)).map_err(|e| e.to_string())?;
             files.push((
                 format!("schemas/{}/{}.json", release.version, chart.dir),
                 minified + "\n",
@@ -428,6 +441,17 @@ mod tests {
         let index = &files[0].1;
         assert!(index.contains("kind: \"VirtualPrivateCloud\""), "{index}");
         assert!(index.contains("not shipped): extra-gateway."), "{index}");
+        let mut unsupported = release.clone();
+        unsupported.charts[0].schema =
+            r#"{"type":"object","properties":{"subnets":{"type":"object","minProperties":1}}}"#
+                .to_owned();
+        unsupported.definitions[0].schema = unsupported.charts[0].schema.clone();
+        let error = generate(&[unsupported]).unwrap_err();
+        assert!(
+            error.contains("apps-vpc")
+                && error.contains("keyword minProperties at /properties/subnets/minProperties"),
+            "{error}"
+        );
         let mut broken = release;
         broken.charts.truncate(0);
         assert!(

@@ -9,7 +9,8 @@
 //! leaving a failed HelmRelease. This policy validates on CREATE and UPDATE
 //! what Helm validates: the chart's defaults coalesced under the user's
 //! values ([`helm`]), nulls deleting keys, with the JSON Schema draft Helm
-//! applies to a schema without `$schema` (2020-12, [`schemas::DRAFT`]).
+//! applies to a schema without `$schema` (2020-12, [`schemas::DRAFT`]),
+//! interpreted by [`validate`] for exactly the keywords the charts use.
 //! Each violation is one finding at its field path in a user's words
 //! ([`messages`]). Keys the chart does not declare, which Helm silently
 //! ignores, are warned about with the closest declared key
@@ -26,6 +27,7 @@ pub mod messages;
 pub mod schemas;
 mod settings;
 pub mod undeclared;
+pub mod validate;
 
 use serde_json::Value;
 use shared::field::Segment;
@@ -34,14 +36,13 @@ use shared::{
 };
 
 use messages::Violation;
-pub use schemas::prepare;
-use schemas::{App, COMPILED, Entry, Release};
+use schemas::{App, Loaded, Release};
 pub use settings::{Settings, UndeclaredKeys, versions};
 
 /// What the rule reads of each object: the whole `spec`, of both objects.
 pub const READS: Reading = Reading::Paths(&["spec"]);
 
-shared::policy!(Settings, evaluate, READS, init = prepare);
+shared::policy!(Settings, evaluate, READS);
 
 /// What a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -106,17 +107,18 @@ fn raw_at<'v>(spec: Option<&'v Value>, path: &FieldPath) -> Option<&'v Value> {
 fn check(
     spec: Option<&serde_json::Map<String, Value>>,
     app: &App,
-    entry: &Entry,
+    loaded: &Loaded,
     release: &Release,
     settings: &Settings,
 ) -> Vec<Check> {
     let base = FieldPath::parse("spec");
     let raw = spec.map(|members| Value::Object(members.clone()));
-    let effective = helm::effective(spec, &entry.defaults);
+    let effective = helm::effective(spec, &loaded.defaults);
     let mut found = Vec::new();
-    if let Err(error) = COMPILED.schemas.validate(&effective, entry.index) {
+    let failures = validate::validate(&loaded.schema, &effective);
+    if !failures.is_empty() {
         for Violation { path, mut message } in
-            messages::violations(&error, &effective, &base, app.kind)
+            messages::violations(&failures, &effective, &base, app.kind)
         {
             if raw_at(raw.as_ref(), &path).is_some_and(Value::is_null) {
                 message.push_str(
@@ -130,12 +132,10 @@ fn check(
             });
         }
     }
-    // Every embedded schema parses (a unit test compiles them all).
     if settings.undeclared_keys != UndeclaredKeys::Ignore
         && let Some(raw) = &raw
-        && let Ok(schema) = serde_json::from_str::<Value>(app.schema)
     {
-        for key in undeclared::undeclared(raw, &schema, &base) {
+        for key in undeclared::undeclared(raw, &loaded.schema, &base) {
             let mut message = format!(
                 "not declared by the {} chart (Cozystack {}), so Helm ignores it",
                 app.kind, release.version
@@ -194,7 +194,7 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
         );
         return Ok(review.verdict(Refusal::Invalid));
     };
-    let Some((app, entry)) = schemas::lookup(release, &request.kind) else {
+    let Some(app) = schemas::lookup(release, &request.kind) else {
         review.warning(
             FieldPath::root(),
             format!(
@@ -204,27 +204,28 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
         );
         return Ok(review.verdict(Refusal::Invalid));
     };
-    let entry = match entry {
-        Ok(entry) => entry,
+    // One schema, parsed for this request (a unit test parses them all).
+    let loaded = match schemas::load(app) {
+        Ok(loaded) => loaded,
         Err(error) => {
             review.warning(
                 FieldPath::root(),
                 format!(
-                    "values-schema: spec not checked: the embedded {} schema of {} does not compile: {error}",
+                    "values-schema: spec not checked: the embedded {} schema of {} does not load: {error}",
                     release.version, app.kind
                 ),
             );
             return Ok(review.verdict(Refusal::Invalid));
         }
     };
-    let mut found = check(spec, app, entry, release, settings);
+    let mut found = check(spec, app, &loaded, release, settings);
     let mut stored = Vec::new();
     if request.operation == Operation::Update {
         let old_object = request.old_object();
         // A stored spec that is not an object has nothing to compare with.
         let old_spec = spec_of(&old_object).ok().flatten();
         if old_object.is_present() {
-            stored = check(old_spec, app, entry, release, settings);
+            stored = check(old_spec, app, &loaded, release, settings);
         }
         // A changed immutable storage class is storageclass-immutable's to
         // report (including a null, a wrong type, or a `required` it breaks).

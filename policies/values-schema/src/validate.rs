@@ -1,0 +1,524 @@
+//! A JSON Schema interpreter for exactly the keywords the shipped chart
+//! schemas use, applied as boon (Helm's validator's Rust port, draft
+//! 2020-12) applies them, walking the schema's JSON directly.
+//!
+//! Why not boon at run time: policy-server evaluates every request in a
+//! fresh wasm instance, so a compiled schema cannot be kept between
+//! requests; compiling per request costs 1 to 3 ms, and shipping every
+//! compiled schema in a pre-initialised module (Wizer) made it 8.8 MB and
+//! its instances slow to create. Walking the one schema a request needs,
+//! parsed from its few KB of embedded JSON, has no compile step and no
+//! global state.
+//!
+//! The keywords: `type` (one or several; `integer` accepts `1.0`), `enum`
+//! (JSON equality, numbers compared numerically), `required`, `properties`,
+//! `additionalProperties` (a boolean or a schema), `items` (a schema),
+//! `anyOf`, `pattern` (only Kubernetes' quantity regex, matched by
+//! [`is_quantity`]), and `default` and `x-kubernetes-preserve-unknown-fields`,
+//! which do not validate. [`crate::generate`] refuses a schema with any
+//! other keyword or pattern ([`unsupported`]), so a release whose charts
+//! use more fails at generation, not silently here. boon stays the oracle:
+//! `tests/oracle.rs` compares verdicts and failure locations on every
+//! shipped schema.
+//!
+//! As in boon, a failed `type` or `enum` ends the checks of that value
+//! (nothing else is reported about it); otherwise every keyword is checked
+//! and every failure reported.
+
+use serde_json::{Map, Value};
+
+use crate::messages::QUANTITY_PATTERN;
+
+/// A JSON type, in boon's order (the order messages list them in).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Type {
+    Null,
+    Boolean,
+    Number,
+    Integer,
+    String,
+    Array,
+    Object,
+}
+
+impl Type {
+    /// The type a schema's `type` names.
+    pub fn named(name: &str) -> Option<Self> {
+        Some(match name {
+            "null" => Self::Null,
+            "boolean" => Self::Boolean,
+            "number" => Self::Number,
+            "integer" => Self::Integer,
+            "string" => Self::String,
+            "array" => Self::Array,
+            "object" => Self::Object,
+            _ => return None,
+        })
+    }
+
+    /// The type of a value (a number is a `Number`).
+    fn of(value: &Value) -> Self {
+        match value {
+            Value::Null => Self::Null,
+            Value::Bool(_) => Self::Boolean,
+            Value::Number(_) => Self::Number,
+            Value::String(_) => Self::String,
+            Value::Array(_) => Self::Array,
+            Value::Object(_) => Self::Object,
+        }
+    }
+}
+
+/// One step of an instance location.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Token<'v> {
+    /// An object member.
+    Prop(&'v str),
+    /// A list item.
+    Item(usize),
+}
+
+/// What failed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Kind<'s, 'v> {
+    /// `type`: the types allowed, in [`Type`] order.
+    Type { want: Vec<Type> },
+    /// `enum`: the values allowed.
+    Enum { want: &'s [Value] },
+    /// `required`: the keys missing, in the schema's order.
+    Required { missing: Vec<&'s str> },
+    /// `additionalProperties: false`: the keys not allowed.
+    AdditionalProperties { got: Vec<&'v str> },
+    /// A `false` schema.
+    FalseSchema,
+    /// `pattern` (the quantity regex): the string that does not match.
+    Quantity { got: &'v str },
+    /// `anyOf` with two or more alternatives, none matching: each
+    /// alternative's failures. (With one alternative, as in boon, its
+    /// failures are reported directly.)
+    AnyOf {
+        alternatives: Vec<Vec<Failure<'s, 'v>>>,
+    },
+}
+
+/// One failure: where in the instance, and what.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failure<'s, 'v> {
+    pub location: Vec<Token<'v>>,
+    pub kind: Kind<'s, 'v>,
+}
+
+/// Every failure of `value` under `schema`, in boon's order; empty when
+/// valid.
+pub fn validate<'s, 'v>(schema: &'s Value, value: &'v Value) -> Vec<Failure<'s, 'v>> {
+    let mut out = Vec::new();
+    let mut location = Vec::new();
+    node(schema, value, &mut location, &mut out);
+    out
+}
+
+/// Whether `value` satisfies `schema`.
+pub fn is_valid(schema: &Value, value: &Value) -> bool {
+    validate(schema, value).is_empty()
+}
+
+/// The types a `type` keyword allows, in [`Type`] order; empty when it
+/// names none (boon ignores what it does not know).
+fn types(keyword: &Value) -> Vec<Type> {
+    let mut want: Vec<Type> = match keyword {
+        Value::String(name) => Type::named(name).into_iter().collect(),
+        Value::Array(names) => names
+            .iter()
+            .filter_map(|n| n.as_str().and_then(Type::named))
+            .collect(),
+        _ => Vec::new(),
+    };
+    want.sort();
+    want.dedup();
+    want
+}
+
+/// `integer` as boon reads it: any number without a fraction (`1.0`).
+fn is_integer(value: &Value) -> bool {
+    match value {
+        Value::Number(n) => {
+            n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0)
+        }
+        _ => false,
+    }
+}
+
+/// JSON equality, numbers compared by value (`1 == 1.0`), as boon's.
+pub fn equals(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Null, Value::Null) => true,
+        (Value::Bool(x), Value::Bool(y)) => x == y,
+        (Value::Number(x), Value::Number(y)) => {
+            if let (Some(x), Some(y)) = (x.as_u64(), y.as_u64()) {
+                x == y
+            } else if let (Some(x), Some(y)) = (x.as_i64(), y.as_i64()) {
+                x == y
+            } else if let (Some(x), Some(y)) = (x.as_f64(), y.as_f64()) {
+                x == y
+            } else {
+                false
+            }
+        }
+        (Value::String(x), Value::String(y)) => x == y,
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| equals(a, b))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, a)| y.get(k).is_some_and(|b| equals(a, b)))
+        }
+        _ => false,
+    }
+}
+
+fn node<'s, 'v>(
+    schema: &'s Value,
+    value: &'v Value,
+    location: &mut Vec<Token<'v>>,
+    out: &mut Vec<Failure<'s, 'v>>,
+) {
+    let fail = |kind, location: &Vec<Token<'v>>| Failure {
+        location: location.clone(),
+        kind,
+    };
+    let keywords = match schema {
+        Value::Object(keywords) => keywords,
+        Value::Bool(false) => {
+            out.push(fail(Kind::FalseSchema, location));
+            return;
+        }
+        // `true`, and anything the generator would have refused.
+        _ => return,
+    };
+    if let Some(keyword) = keywords.get("type") {
+        let want = types(keyword);
+        let matched = want.is_empty()
+            || want.contains(&Type::of(value))
+            || (want.contains(&Type::Integer) && is_integer(value));
+        if !matched {
+            out.push(fail(Kind::Type { want }, location));
+            return;
+        }
+    }
+    if let Some(Value::Array(allowed)) = keywords.get("enum")
+        && !allowed.iter().any(|a| equals(a, value))
+    {
+        out.push(fail(Kind::Enum { want: allowed }, location));
+        return;
+    }
+    match value {
+        Value::Object(members) => object(keywords, members, location, out),
+        Value::Array(items) => {
+            if let Some(item_schema) = keywords.get("items") {
+                for (i, item) in items.iter().enumerate() {
+                    location.push(Token::Item(i));
+                    node(item_schema, item, location, out);
+                    location.pop();
+                }
+            }
+        }
+        Value::String(text) if keywords.get("pattern").is_some() && !is_quantity(text) => {
+            out.push(fail(Kind::Quantity { got: text }, location));
+        }
+        _ => {}
+    }
+    if let Some(Value::Array(alternatives)) = keywords.get("anyOf")
+        && !alternatives.is_empty()
+    {
+        let mut failed = Vec::new();
+        for alternative in alternatives {
+            let mut inner = Vec::new();
+            node(alternative, value, location, &mut inner);
+            if inner.is_empty() {
+                return;
+            }
+            failed.push(inner);
+        }
+        if failed.len() == 1 {
+            out.extend(failed.into_iter().flatten());
+        } else {
+            out.push(fail(
+                Kind::AnyOf {
+                    alternatives: failed,
+                },
+                location,
+            ));
+        }
+    }
+}
+
+fn object<'s, 'v>(
+    keywords: &'s Map<String, Value>,
+    members: &'v Map<String, Value>,
+    location: &mut Vec<Token<'v>>,
+    out: &mut Vec<Failure<'s, 'v>>,
+) {
+    if let Some(Value::Array(required)) = keywords.get("required") {
+        let missing: Vec<&str> = required
+            .iter()
+            .filter_map(Value::as_str)
+            .filter(|key| !members.contains_key(*key))
+            .collect();
+        if !missing.is_empty() {
+            out.push(Failure {
+                location: location.clone(),
+                kind: Kind::Required { missing },
+            });
+        }
+    }
+    let properties = keywords.get("properties").and_then(Value::as_object);
+    let additional = keywords.get("additionalProperties");
+    let mut refused = Vec::new();
+    for (key, member) in members {
+        let sub = match properties.and_then(|p| p.get(key)) {
+            Some(sub) => sub,
+            None => match additional {
+                Some(Value::Bool(false)) => {
+                    refused.push(key.as_str());
+                    continue;
+                }
+                Some(sub) => sub,
+                None => continue,
+            },
+        };
+        location.push(Token::Prop(key));
+        node(sub, member, location, out);
+        location.pop();
+    }
+    if !refused.is_empty() {
+        out.push(Failure {
+            location: location.clone(),
+            kind: Kind::AdditionalProperties { got: refused },
+        });
+    }
+}
+
+/// Whether `text` matches [`QUANTITY_PATTERN`], Kubernetes' quantity
+/// grammar: `^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$`.
+pub fn is_quantity(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let start = usize::from(matches!(bytes.first(), Some(b'+' | b'-')));
+    let Some(end) = decimal(bytes, start) else {
+        return false;
+    };
+    match bytes.get(end..).unwrap_or_default() {
+        [] => true,
+        [b'K' | b'M' | b'G' | b'T' | b'P' | b'E', b'i'] => true,
+        [b'n' | b'u' | b'm' | b'k' | b'M' | b'G' | b'T' | b'P' | b'E'] => true,
+        [b'e' | b'E', rest @ ..] => {
+            let sign = usize::from(matches!(rest.first(), Some(b'+' | b'-')));
+            decimal(rest, sign) == Some(rest.len())
+        }
+        _ => false,
+    }
+}
+
+/// The end of `[0-9]+(\.[0-9]*)?|\.[0-9]+` read from `start`, taken as long
+/// as it goes: what may follow (a suffix letter or the end) never starts
+/// with a digit or a dot, so the longest reading is the only one that can
+/// match.
+fn decimal(bytes: &[u8], start: usize) -> Option<usize> {
+    let digits = |from: usize| {
+        bytes
+            .get(from..)
+            .unwrap_or_default()
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count()
+    };
+    let whole = digits(start);
+    let dot = start + whole;
+    if bytes.get(dot) != Some(&b'.') {
+        return (whole > 0).then_some(dot);
+    }
+    let fraction = digits(dot + 1);
+    (whole > 0 || fraction > 0).then_some(dot + 1 + fraction)
+}
+
+/// The keywords [`validate`] implements; the generator refuses others.
+pub const KEYWORDS: &[&str] = &[
+    "type",
+    "default",
+    "properties",
+    "anyOf",
+    "pattern",
+    "required",
+    "enum",
+    "items",
+    "additionalProperties",
+    crate::generate::PRESERVE_UNKNOWN,
+];
+
+/// The first thing in `schema` that [`validate`] does not implement, as
+/// `(JSON pointer, what)`: a keyword outside [`KEYWORDS`], a pattern other
+/// than [`QUANTITY_PATTERN`], or a keyword of an unexpected shape.
+pub fn unsupported(schema: &Value) -> Option<(String, String)> {
+    let mut found = None;
+    check(schema, "", &mut found);
+    found
+}
+
+fn check(schema: &Value, path: &str, found: &mut Option<(String, String)>) {
+    if found.is_some() {
+        return;
+    }
+    let keywords = match schema {
+        Value::Bool(_) => return,
+        Value::Object(keywords) => keywords,
+        _ => {
+            *found = Some((path.to_owned(), "a schema that is not an object".into()));
+            return;
+        }
+    };
+    for (key, value) in keywords {
+        let here = pointer_in(path, key);
+        let shape_ok = match key.as_str() {
+            "default" => true,
+            k if k == crate::generate::PRESERVE_UNKNOWN => value.is_boolean(),
+            "type" => match value {
+                Value::String(name) => Type::named(name).is_some(),
+                Value::Array(names) => {
+                    !names.is_empty()
+                        && names
+                            .iter()
+                            .all(|n| n.as_str().and_then(Type::named).is_some())
+                }
+                _ => false,
+            },
+            "pattern" => {
+                if value.as_str() != Some(QUANTITY_PATTERN) {
+                    *found = Some((here, format!("pattern {value}")));
+                    return;
+                }
+                true
+            }
+            "required" => value
+                .as_array()
+                .is_some_and(|keys| keys.iter().all(Value::is_string)),
+            "enum" => value.is_array(),
+            "items" | "additionalProperties" => {
+                check(value, &here, found);
+                value.is_object() || value.is_boolean()
+            }
+            "properties" => match value {
+                Value::Object(named) => {
+                    for (name, sub) in named {
+                        check(sub, &pointer_in(&here, name), found);
+                    }
+                    true
+                }
+                _ => false,
+            },
+            "anyOf" => match value {
+                Value::Array(alternatives) if !alternatives.is_empty() => {
+                    for (i, sub) in alternatives.iter().enumerate() {
+                        check(sub, &format!("{here}/{i}"), found);
+                    }
+                    true
+                }
+                _ => false,
+            },
+            other => {
+                *found = Some((here, format!("keyword {other}")));
+                return;
+            }
+        };
+        if found.is_some() {
+            return;
+        }
+        if !shape_ok {
+            *found = Some((here, format!("keyword {key} with the value {value}")));
+            return;
+        }
+    }
+}
+
+fn pointer_in(path: &str, name: &str) -> String {
+    format!("{path}/{}", name.replace('~', "~0").replace('/', "~1"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn quantities() {
+        for good in [
+            "1", "+1", "-1", "1.", "1.5", ".5", "10Gi", "500m", "2", "1E", "1e3", "1E+3", "1e-.5",
+            "1.5Ei", "0.5k",
+        ] {
+            assert!(is_quantity(good), "{good}");
+        }
+        for bad in [
+            "", "+", ".", "1e", "10 GB", "10GB", "1ki", "Gi", "1Gi ", " 1", "1e3Gi", "1.2.3",
+            "1\n", "1mi", "--1",
+        ] {
+            assert!(!is_quantity(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn keywords_as_boon_applies_them() {
+        let schema = json!({
+            "type": "object",
+            "required": ["a", "b"],
+            "properties": {
+                "n": {"type": "integer"},
+                "e": {"type": "string", "enum": ["x", "y"]},
+                "m": {"type": "object", "additionalProperties": {"type": "string"}},
+                "l": {"type": "array", "items": {"type": ["integer", "null"]}},
+                "q": {"anyOf": [{"type": "integer"}, {"type": "string"}], "pattern": QUANTITY_PATTERN},
+                "c": {"type": "object", "properties": {"k": {}}, "additionalProperties": false}
+            }
+        });
+        assert!(is_valid(
+            &schema,
+            &json!({"a": 1, "b": 2, "n": 1.0, "l": [1, null]})
+        ));
+        let value = json!({"a": 1, "n": 1.5, "e": "z", "m": {"k": 1}, "l": ["x"], "q": true,
+                           "c": {"k": 1, "z": 2}});
+        let found = validate(&schema, &value);
+        let kinds: Vec<String> = found
+            .iter()
+            .map(|f| format!("{:?} {:?}", f.location, std::mem::discriminant(&f.kind)))
+            .collect();
+        assert_eq!(found.len(), 7, "{kinds:#?}");
+        assert!(matches!(&found[0].kind, Kind::Required { missing } if missing == &["b"]));
+        assert!(
+            found
+                .iter()
+                .any(|f| matches!(&f.kind, Kind::AdditionalProperties { got } if got == &["z"]))
+        );
+        assert!(
+            found.iter().any(
+                |f| matches!(&f.kind, Kind::AnyOf { alternatives } if alternatives.len() == 2)
+            )
+        );
+        assert!(!is_valid(&json!(false), &json!(1)));
+        assert!(is_valid(&json!({"enum": [1]}), &json!(1.0)));
+    }
+
+    #[test]
+    fn unsupported_keywords_are_named() {
+        assert_eq!(unsupported(&json!({"type": "object"})), None);
+        assert_eq!(
+            unsupported(&json!({"properties": {"a/b": {"minimum": 1}}})),
+            Some((
+                "/properties/a~1b/minimum".to_owned(),
+                "keyword minimum".to_owned()
+            ))
+        );
+        let (path, what) = unsupported(&json!({"items": {"pattern": "^[a-z]+$"}})).unwrap();
+        assert_eq!(path, "/items/pattern");
+        assert!(what.starts_with("pattern"), "{what}");
+        assert!(unsupported(&json!({"type": "text"})).is_some());
+        assert!(unsupported(&json!({"anyOf": []})).is_some());
+    }
+}

@@ -33,20 +33,6 @@ pub fn read_custom_section<'a>(
     Ok(None)
 }
 
-/// Whether the module exports something named `name`.
-pub fn exports(wasm: &[u8], name: &str) -> Result<bool, SectionError> {
-    for payload in Parser::new(0).parse_all(wasm) {
-        if let Payload::ExportSection(section) = payload? {
-            for export in section {
-                if export?.name == name {
-                    return Ok(true);
-                }
-            }
-        }
-    }
-    Ok(false)
-}
-
 /// `wasm` with the custom section `name` holding `data`: an existing one is
 /// dropped, the new one appended last (where kwctl puts it).
 pub fn replace_custom_section(

@@ -29,7 +29,6 @@ use serde_json::Value;
 
 use crate::workspace::{Budget, PolicyDir};
 
-
 /// One policy's measurements.
 #[derive(Debug)]
 pub struct Measurement {

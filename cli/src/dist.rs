@@ -3,8 +3,6 @@
 //! Each module is annotated as `kwctl annotate -m metadata.yml -u README.md`
 //! does: the metadata, with `protocolVersion: v1` and the README as usage,
 //! as JSON in the `io.kubewarden.metadata` custom section. Like kwctl, the
-//! A module that exports `wizer-initialize` is pre-initialised first
-//! ([`host::preinit`]), so it starts with what it prepares. Like kwctl, the
 //! module is loaded and asked for its protocol version first, so a module
 //! that does not start never reaches `dist/`.
 
@@ -34,12 +32,6 @@ pub fn annotate(policy: &PolicyDir, wasm_dir: &Path, out: &Path) -> Result<usize
     let artifact = policy.cargo_artifact(wasm_dir);
     let wasm =
         std::fs::read(&artifact).with_context(|| format!("reading {}", artifact.display()))?;
-    let wasm = if host::preinit::wants_preinit(&wasm)? {
-        host::preinit::preinitialize(&wasm)
-            .with_context(|| format!("pre-initialising {}", artifact.display()))?
-    } else {
-        wasm
-    };
     let usage = std::fs::read_to_string(policy.readme_path())
         .with_context(|| format!("reading {}", policy.readme_path().display()))?;
     let annotated = metadata.annotate(&wasm, Some(&usage))?;

@@ -9,7 +9,6 @@
 
 pub mod policy;
 pub mod policy_server;
-pub mod preinit;
 
 pub use bundle::{AdmissionRequest, AdmissionResponse, HostCapabilities, Metadata};
 pub use policy::{HostError, Policy, PolicyModule, WarmInstance};

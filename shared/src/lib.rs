@@ -79,11 +79,6 @@ where
 /// `validate_settings` checks `$settings` exactly; `protocol_version`
 /// answers `v1`.
 ///
-/// With `init = prepare`, the module also exports `prepare` as Wizer's
-/// `wizer-initialize`: `cozystack-policies dist` runs it once at build time
-/// and ships the memory it leaves, for work that would otherwise be redone
-/// in every fresh instance (compiling schemas).
-///
 /// ```ignore
 /// /// What the rule reads of each object.
 /// pub const READS: shared::Reading = shared::Reading::Paths(&["metadata.labels"]);
@@ -91,19 +86,6 @@ where
 /// ```
 #[macro_export]
 macro_rules! policy {
-    ($settings:ty, $rule:path, $reads:expr, init = $init:path) => {
-        $crate::policy!($settings, $rule, $reads);
-
-        /// Build-time entry point: `cozystack-policies dist` runs it once
-        /// through Wizer and snapshots the memory it leaves; Wizer removes
-        /// the export from the snapshot.
-        #[cfg(feature = "wapc")]
-        #[allow(unsafe_code)] // `export_name` is how Wizer finds it.
-        #[unsafe(export_name = "wizer-initialize")]
-        pub extern "C" fn __wizer_initialize() {
-            $init();
-        }
-    };
     ($settings:ty, $rule:path, $reads:expr) => {
         #[cfg(feature = "wapc")]
         mod __wapc {

@@ -13,210 +13,240 @@ pub static RELEASES: &[Release] = &[
                 kind: "BootBox",
                 plural: "bootboxes",
                 chart: "extra-bootbox",
-                schema: include_str!("v1.6.2/extra-bootbox.json"),
+                schema: &v1_6_2_extra_bootbox::SCHEMA,
+                defaults: v1_6_2_extra_bootbox::DEFAULTS,
                 immutable: &[],
             },
             App {
                 kind: "Bucket",
                 plural: "buckets",
                 chart: "apps-bucket",
-                schema: include_str!("v1.6.2/apps-bucket.json"),
+                schema: &v1_6_2_apps_bucket::SCHEMA,
+                defaults: v1_6_2_apps_bucket::DEFAULTS,
                 immutable: &[],
             },
             App {
                 kind: "ClickHouse",
                 plural: "clickhouses",
                 chart: "apps-clickhouse",
-                schema: include_str!("v1.6.2/apps-clickhouse.json"),
+                schema: &v1_6_2_apps_clickhouse::SCHEMA,
+                defaults: v1_6_2_apps_clickhouse::DEFAULTS,
                 immutable: &["spec.storageClass"],
             },
             App {
                 kind: "Etcd",
                 plural: "etcds",
                 chart: "extra-etcd",
-                schema: include_str!("v1.6.2/extra-etcd.json"),
+                schema: &v1_6_2_extra_etcd::SCHEMA,
+                defaults: v1_6_2_extra_etcd::DEFAULTS,
                 immutable: &[],
             },
             App {
                 kind: "ExternalDNS",
                 plural: "externaldns",
                 chart: "extra-external-dns",
-                schema: include_str!("v1.6.2/extra-external-dns.json"),
+                schema: &v1_6_2_extra_external_dns::SCHEMA,
+                defaults: v1_6_2_extra_external_dns::DEFAULTS,
                 immutable: &[],
             },
             App {
                 kind: "FoundationDB",
                 plural: "foundationdbs",
                 chart: "apps-foundationdb",
-                schema: include_str!("v1.6.2/apps-foundationdb.json"),
+                schema: &v1_6_2_apps_foundationdb::SCHEMA,
+                defaults: v1_6_2_apps_foundationdb::DEFAULTS,
                 immutable: &["spec.storage.storageClass"],
             },
             App {
                 kind: "HTTPCache",
                 plural: "httpcaches",
                 chart: "apps-http-cache",
-                schema: include_str!("v1.6.2/apps-http-cache.json"),
+                schema: &v1_6_2_apps_http_cache::SCHEMA,
+                defaults: v1_6_2_apps_http_cache::DEFAULTS,
                 immutable: &["spec.storageClass"],
             },
             App {
                 kind: "Harbor",
                 plural: "harbors",
                 chart: "apps-harbor",
-                schema: include_str!("v1.6.2/apps-harbor.json"),
+                schema: &v1_6_2_apps_harbor::SCHEMA,
+                defaults: v1_6_2_apps_harbor::DEFAULTS,
                 immutable: &["spec.storageClass"],
             },
             App {
                 kind: "Info",
                 plural: "infos",
                 chart: "extra-info",
-                schema: include_str!("v1.6.2/extra-info.json"),
+                schema: &v1_6_2_extra_info::SCHEMA,
+                defaults: v1_6_2_extra_info::DEFAULTS,
                 immutable: &[],
             },
             App {
                 kind: "Ingress",
                 plural: "ingresses",
                 chart: "extra-ingress",
-                schema: include_str!("v1.6.2/extra-ingress.json"),
+                schema: &v1_6_2_extra_ingress::SCHEMA,
+                defaults: v1_6_2_extra_ingress::DEFAULTS,
                 immutable: &[],
             },
             App {
                 kind: "Kafka",
                 plural: "kafkas",
                 chart: "apps-kafka",
-                schema: include_str!("v1.6.2/apps-kafka.json"),
+                schema: &v1_6_2_apps_kafka::SCHEMA,
+                defaults: v1_6_2_apps_kafka::DEFAULTS,
                 immutable: &["spec.kafka.storageClass", "spec.zookeeper.storageClass"],
             },
             App {
                 kind: "Kubernetes",
                 plural: "kuberneteses",
                 chart: "apps-kubernetes",
-                schema: include_str!("v1.6.2/apps-kubernetes.json"),
+                schema: &v1_6_2_apps_kubernetes::SCHEMA,
+                defaults: v1_6_2_apps_kubernetes::DEFAULTS,
                 immutable: &["spec.storageClass"],
             },
             App {
                 kind: "KubernetesNodes",
                 plural: "kubernetesnodeses",
                 chart: "apps-kubernetes-nodes",
-                schema: include_str!("v1.6.2/apps-kubernetes-nodes.json"),
+                schema: &v1_6_2_apps_kubernetes_nodes::SCHEMA,
+                defaults: v1_6_2_apps_kubernetes_nodes::DEFAULTS,
                 immutable: &[],
             },
             App {
                 kind: "MariaDB",
                 plural: "mariadbs",
                 chart: "apps-mariadb",
-                schema: include_str!("v1.6.2/apps-mariadb.json"),
+                schema: &v1_6_2_apps_mariadb::SCHEMA,
+                defaults: v1_6_2_apps_mariadb::DEFAULTS,
                 immutable: &["spec.storageClass"],
             },
             App {
                 kind: "MongoDB",
                 plural: "mongodbs",
                 chart: "apps-mongodb",
-                schema: include_str!("v1.6.2/apps-mongodb.json"),
+                schema: &v1_6_2_apps_mongodb::SCHEMA,
+                defaults: v1_6_2_apps_mongodb::DEFAULTS,
                 immutable: &["spec.storageClass"],
             },
             App {
                 kind: "Monitoring",
                 plural: "monitorings",
                 chart: "extra-monitoring",
-                schema: include_str!("v1.6.2/extra-monitoring.json"),
+                schema: &v1_6_2_extra_monitoring::SCHEMA,
+                defaults: v1_6_2_extra_monitoring::DEFAULTS,
                 immutable: &[],
             },
             App {
                 kind: "NATS",
                 plural: "natses",
                 chart: "apps-nats",
-                schema: include_str!("v1.6.2/apps-nats.json"),
+                schema: &v1_6_2_apps_nats::SCHEMA,
+                defaults: v1_6_2_apps_nats::DEFAULTS,
                 immutable: &["spec.storageClass"],
             },
             App {
                 kind: "OpenBAO",
                 plural: "openbaos",
                 chart: "apps-openbao",
-                schema: include_str!("v1.6.2/apps-openbao.json"),
+                schema: &v1_6_2_apps_openbao::SCHEMA,
+                defaults: v1_6_2_apps_openbao::DEFAULTS,
                 immutable: &["spec.storageClass"],
             },
             App {
                 kind: "OpenSearch",
                 plural: "opensearches",
                 chart: "apps-opensearch",
-                schema: include_str!("v1.6.2/apps-opensearch.json"),
+                schema: &v1_6_2_apps_opensearch::SCHEMA,
+                defaults: v1_6_2_apps_opensearch::DEFAULTS,
                 immutable: &["spec.storageClass"],
             },
             App {
                 kind: "Postgres",
                 plural: "postgreses",
                 chart: "apps-postgres",
-                schema: include_str!("v1.6.2/apps-postgres.json"),
+                schema: &v1_6_2_apps_postgres::SCHEMA,
+                defaults: v1_6_2_apps_postgres::DEFAULTS,
                 immutable: &["spec.storageClass"],
             },
             App {
                 kind: "Qdrant",
                 plural: "qdrants",
                 chart: "apps-qdrant",
-                schema: include_str!("v1.6.2/apps-qdrant.json"),
+                schema: &v1_6_2_apps_qdrant::SCHEMA,
+                defaults: v1_6_2_apps_qdrant::DEFAULTS,
                 immutable: &["spec.storageClass"],
             },
             App {
                 kind: "RabbitMQ",
                 plural: "rabbitmqs",
                 chart: "apps-rabbitmq",
-                schema: include_str!("v1.6.2/apps-rabbitmq.json"),
+                schema: &v1_6_2_apps_rabbitmq::SCHEMA,
+                defaults: v1_6_2_apps_rabbitmq::DEFAULTS,
                 immutable: &["spec.storageClass"],
             },
             App {
                 kind: "Redis",
                 plural: "redises",
                 chart: "apps-redis",
-                schema: include_str!("v1.6.2/apps-redis.json"),
+                schema: &v1_6_2_apps_redis::SCHEMA,
+                defaults: v1_6_2_apps_redis::DEFAULTS,
                 immutable: &["spec.storageClass"],
             },
             App {
                 kind: "SeaweedFS",
                 plural: "seaweedfses",
                 chart: "extra-seaweedfs",
-                schema: include_str!("v1.6.2/extra-seaweedfs.json"),
+                schema: &v1_6_2_extra_seaweedfs::SCHEMA,
+                defaults: v1_6_2_extra_seaweedfs::DEFAULTS,
                 immutable: &[],
             },
             App {
                 kind: "TCPBalancer",
                 plural: "tcpbalancers",
                 chart: "apps-tcp-balancer",
-                schema: include_str!("v1.6.2/apps-tcp-balancer.json"),
+                schema: &v1_6_2_apps_tcp_balancer::SCHEMA,
+                defaults: v1_6_2_apps_tcp_balancer::DEFAULTS,
                 immutable: &[],
             },
             App {
                 kind: "Tenant",
                 plural: "tenants",
                 chart: "apps-tenant",
-                schema: include_str!("v1.6.2/apps-tenant.json"),
+                schema: &v1_6_2_apps_tenant::SCHEMA,
+                defaults: v1_6_2_apps_tenant::DEFAULTS,
                 immutable: &[],
             },
             App {
                 kind: "VMDisk",
                 plural: "vmdisks",
                 chart: "apps-vm-disk",
-                schema: include_str!("v1.6.2/apps-vm-disk.json"),
+                schema: &v1_6_2_apps_vm_disk::SCHEMA,
+                defaults: v1_6_2_apps_vm_disk::DEFAULTS,
                 immutable: &["spec.storageClass"],
             },
             App {
                 kind: "VMInstance",
                 plural: "vminstances",
                 chart: "apps-vm-instance",
-                schema: include_str!("v1.6.2/apps-vm-instance.json"),
+                schema: &v1_6_2_apps_vm_instance::SCHEMA,
+                defaults: v1_6_2_apps_vm_instance::DEFAULTS,
                 immutable: &[],
             },
             App {
                 kind: "VPN",
                 plural: "vpns",
                 chart: "apps-vpn",
-                schema: include_str!("v1.6.2/apps-vpn.json"),
+                schema: &v1_6_2_apps_vpn::SCHEMA,
+                defaults: v1_6_2_apps_vpn::DEFAULTS,
                 immutable: &[],
             },
             App {
                 kind: "VirtualPrivateCloud",
                 plural: "virtualprivateclouds",
                 chart: "apps-vpc",
-                schema: include_str!("v1.6.2/apps-vpc.json"),
+                schema: &v1_6_2_apps_vpc::SCHEMA,
+                defaults: v1_6_2_apps_vpc::DEFAULTS,
                 immutable: &[],
             },
         ],
@@ -229,205 +259,529 @@ pub static RELEASES: &[Release] = &[
                 kind: "BootBox",
                 plural: "bootboxes",
                 chart: "extra-bootbox",
-                schema: include_str!("v1.5.4/extra-bootbox.json"),
+                schema: &v1_5_4_extra_bootbox::SCHEMA,
+                defaults: v1_5_4_extra_bootbox::DEFAULTS,
                 immutable: &[],
             },
             App {
                 kind: "Bucket",
                 plural: "buckets",
                 chart: "apps-bucket",
-                schema: include_str!("v1.5.4/apps-bucket.json"),
+                schema: &v1_5_4_apps_bucket::SCHEMA,
+                defaults: v1_5_4_apps_bucket::DEFAULTS,
                 immutable: &[],
             },
             App {
                 kind: "ClickHouse",
                 plural: "clickhouses",
                 chart: "apps-clickhouse",
-                schema: include_str!("v1.5.4/apps-clickhouse.json"),
+                schema: &v1_5_4_apps_clickhouse::SCHEMA,
+                defaults: v1_5_4_apps_clickhouse::DEFAULTS,
                 immutable: &["spec.storageClass"],
             },
             App {
                 kind: "Etcd",
                 plural: "etcds",
                 chart: "extra-etcd",
-                schema: include_str!("v1.5.4/extra-etcd.json"),
+                schema: &v1_5_4_extra_etcd::SCHEMA,
+                defaults: v1_5_4_extra_etcd::DEFAULTS,
                 immutable: &[],
             },
             App {
                 kind: "ExternalDNS",
                 plural: "externaldns",
                 chart: "extra-external-dns",
-                schema: include_str!("v1.5.4/extra-external-dns.json"),
+                schema: &v1_5_4_extra_external_dns::SCHEMA,
+                defaults: v1_5_4_extra_external_dns::DEFAULTS,
                 immutable: &[],
             },
             App {
                 kind: "FoundationDB",
                 plural: "foundationdbs",
                 chart: "apps-foundationdb",
-                schema: include_str!("v1.5.4/apps-foundationdb.json"),
+                schema: &v1_5_4_apps_foundationdb::SCHEMA,
+                defaults: v1_5_4_apps_foundationdb::DEFAULTS,
                 immutable: &["spec.storage.storageClass"],
             },
             App {
                 kind: "HTTPCache",
                 plural: "httpcaches",
                 chart: "apps-http-cache",
-                schema: include_str!("v1.5.4/apps-http-cache.json"),
+                schema: &v1_5_4_apps_http_cache::SCHEMA,
+                defaults: v1_5_4_apps_http_cache::DEFAULTS,
                 immutable: &["spec.storageClass"],
             },
             App {
                 kind: "Harbor",
                 plural: "harbors",
                 chart: "apps-harbor",
-                schema: include_str!("v1.5.4/apps-harbor.json"),
+                schema: &v1_5_4_apps_harbor::SCHEMA,
+                defaults: v1_5_4_apps_harbor::DEFAULTS,
                 immutable: &["spec.storageClass"],
             },
             App {
                 kind: "Info",
                 plural: "infos",
                 chart: "extra-info",
-                schema: include_str!("v1.5.4/extra-info.json"),
+                schema: &v1_5_4_extra_info::SCHEMA,
+                defaults: v1_5_4_extra_info::DEFAULTS,
                 immutable: &[],
             },
             App {
                 kind: "Ingress",
                 plural: "ingresses",
                 chart: "extra-ingress",
-                schema: include_str!("v1.5.4/extra-ingress.json"),
+                schema: &v1_5_4_extra_ingress::SCHEMA,
+                defaults: v1_5_4_extra_ingress::DEFAULTS,
                 immutable: &[],
             },
             App {
                 kind: "Kafka",
                 plural: "kafkas",
                 chart: "apps-kafka",
-                schema: include_str!("v1.5.4/apps-kafka.json"),
+                schema: &v1_5_4_apps_kafka::SCHEMA,
+                defaults: v1_5_4_apps_kafka::DEFAULTS,
                 immutable: &["spec.kafka.storageClass", "spec.zookeeper.storageClass"],
             },
             App {
                 kind: "Kubernetes",
                 plural: "kuberneteses",
                 chart: "apps-kubernetes",
-                schema: include_str!("v1.5.4/apps-kubernetes.json"),
+                schema: &v1_5_4_apps_kubernetes::SCHEMA,
+                defaults: v1_5_4_apps_kubernetes::DEFAULTS,
                 immutable: &["spec.storageClass"],
             },
             App {
                 kind: "MariaDB",
                 plural: "mariadbs",
                 chart: "apps-mariadb",
-                schema: include_str!("v1.5.4/apps-mariadb.json"),
+                schema: &v1_5_4_apps_mariadb::SCHEMA,
+                defaults: v1_5_4_apps_mariadb::DEFAULTS,
                 immutable: &["spec.storageClass"],
             },
             App {
                 kind: "MongoDB",
                 plural: "mongodbs",
                 chart: "apps-mongodb",
-                schema: include_str!("v1.5.4/apps-mongodb.json"),
+                schema: &v1_5_4_apps_mongodb::SCHEMA,
+                defaults: v1_5_4_apps_mongodb::DEFAULTS,
                 immutable: &["spec.storageClass"],
             },
             App {
                 kind: "Monitoring",
                 plural: "monitorings",
                 chart: "extra-monitoring",
-                schema: include_str!("v1.5.4/extra-monitoring.json"),
+                schema: &v1_5_4_extra_monitoring::SCHEMA,
+                defaults: v1_5_4_extra_monitoring::DEFAULTS,
                 immutable: &[],
             },
             App {
                 kind: "NATS",
                 plural: "natses",
                 chart: "apps-nats",
-                schema: include_str!("v1.5.4/apps-nats.json"),
+                schema: &v1_5_4_apps_nats::SCHEMA,
+                defaults: v1_5_4_apps_nats::DEFAULTS,
                 immutable: &["spec.storageClass"],
             },
             App {
                 kind: "OpenBAO",
                 plural: "openbaos",
                 chart: "apps-openbao",
-                schema: include_str!("v1.5.4/apps-openbao.json"),
+                schema: &v1_5_4_apps_openbao::SCHEMA,
+                defaults: v1_5_4_apps_openbao::DEFAULTS,
                 immutable: &["spec.storageClass"],
             },
             App {
                 kind: "OpenSearch",
                 plural: "opensearches",
                 chart: "apps-opensearch",
-                schema: include_str!("v1.5.4/apps-opensearch.json"),
+                schema: &v1_5_4_apps_opensearch::SCHEMA,
+                defaults: v1_5_4_apps_opensearch::DEFAULTS,
                 immutable: &["spec.storageClass"],
             },
             App {
                 kind: "Postgres",
                 plural: "postgreses",
                 chart: "apps-postgres",
-                schema: include_str!("v1.5.4/apps-postgres.json"),
+                schema: &v1_5_4_apps_postgres::SCHEMA,
+                defaults: v1_5_4_apps_postgres::DEFAULTS,
                 immutable: &["spec.storageClass"],
             },
             App {
                 kind: "Qdrant",
                 plural: "qdrants",
                 chart: "apps-qdrant",
-                schema: include_str!("v1.5.4/apps-qdrant.json"),
+                schema: &v1_5_4_apps_qdrant::SCHEMA,
+                defaults: v1_5_4_apps_qdrant::DEFAULTS,
                 immutable: &["spec.storageClass"],
             },
             App {
                 kind: "RabbitMQ",
                 plural: "rabbitmqs",
                 chart: "apps-rabbitmq",
-                schema: include_str!("v1.5.4/apps-rabbitmq.json"),
+                schema: &v1_5_4_apps_rabbitmq::SCHEMA,
+                defaults: v1_5_4_apps_rabbitmq::DEFAULTS,
                 immutable: &["spec.storageClass"],
             },
             App {
                 kind: "Redis",
                 plural: "redises",
                 chart: "apps-redis",
-                schema: include_str!("v1.5.4/apps-redis.json"),
+                schema: &v1_5_4_apps_redis::SCHEMA,
+                defaults: v1_5_4_apps_redis::DEFAULTS,
                 immutable: &["spec.storageClass"],
             },
             App {
                 kind: "SeaweedFS",
                 plural: "seaweedfses",
                 chart: "extra-seaweedfs",
-                schema: include_str!("v1.5.4/extra-seaweedfs.json"),
+                schema: &v1_5_4_extra_seaweedfs::SCHEMA,
+                defaults: v1_5_4_extra_seaweedfs::DEFAULTS,
                 immutable: &[],
             },
             App {
                 kind: "TCPBalancer",
                 plural: "tcpbalancers",
                 chart: "apps-tcp-balancer",
-                schema: include_str!("v1.5.4/apps-tcp-balancer.json"),
+                schema: &v1_5_4_apps_tcp_balancer::SCHEMA,
+                defaults: v1_5_4_apps_tcp_balancer::DEFAULTS,
                 immutable: &[],
             },
             App {
                 kind: "Tenant",
                 plural: "tenants",
                 chart: "apps-tenant",
-                schema: include_str!("v1.5.4/apps-tenant.json"),
+                schema: &v1_5_4_apps_tenant::SCHEMA,
+                defaults: v1_5_4_apps_tenant::DEFAULTS,
                 immutable: &[],
             },
             App {
                 kind: "VMDisk",
                 plural: "vmdisks",
                 chart: "apps-vm-disk",
-                schema: include_str!("v1.5.4/apps-vm-disk.json"),
+                schema: &v1_5_4_apps_vm_disk::SCHEMA,
+                defaults: v1_5_4_apps_vm_disk::DEFAULTS,
                 immutable: &["spec.storageClass"],
             },
             App {
                 kind: "VMInstance",
                 plural: "vminstances",
                 chart: "apps-vm-instance",
-                schema: include_str!("v1.5.4/apps-vm-instance.json"),
+                schema: &v1_5_4_apps_vm_instance::SCHEMA,
+                defaults: v1_5_4_apps_vm_instance::DEFAULTS,
                 immutable: &[],
             },
             App {
                 kind: "VPN",
                 plural: "vpns",
                 chart: "apps-vpn",
-                schema: include_str!("v1.5.4/apps-vpn.json"),
+                schema: &v1_5_4_apps_vpn::SCHEMA,
+                defaults: v1_5_4_apps_vpn::DEFAULTS,
                 immutable: &[],
             },
             App {
                 kind: "VirtualPrivateCloud",
                 plural: "virtualprivateclouds",
                 chart: "apps-vpc",
-                schema: include_str!("v1.5.4/apps-vpc.json"),
+                schema: &v1_5_4_apps_vpc::SCHEMA,
+                defaults: v1_5_4_apps_vpc::DEFAULTS,
                 immutable: &[],
             },
         ],
     },
 ];
+
+mod v1_6_2_extra_bootbox {
+    use super::{Json, Schema};
+    include!("v1.6.2/extra-bootbox.rs");
+}
+
+mod v1_6_2_apps_bucket {
+    use super::{Additional, Json, Schema};
+    include!("v1.6.2/apps-bucket.rs");
+}
+
+mod v1_6_2_apps_clickhouse {
+    use super::{Additional, Json, Schema};
+    include!("v1.6.2/apps-clickhouse.rs");
+}
+
+mod v1_6_2_extra_etcd {
+    use super::{Json, Schema};
+    include!("v1.6.2/extra-etcd.rs");
+}
+
+mod v1_6_2_extra_external_dns {
+    use super::{Json, Schema};
+    include!("v1.6.2/extra-external-dns.rs");
+}
+
+mod v1_6_2_apps_foundationdb {
+    use super::{Json, Schema};
+    include!("v1.6.2/apps-foundationdb.rs");
+}
+
+mod v1_6_2_apps_harbor {
+    use super::{Json, Schema};
+    include!("v1.6.2/apps-harbor.rs");
+}
+
+mod v1_6_2_apps_http_cache {
+    use super::{Json, Schema};
+    include!("v1.6.2/apps-http-cache.rs");
+}
+
+mod v1_6_2_extra_info {
+    use super::{Json, Schema};
+    include!("v1.6.2/extra-info.rs");
+}
+
+mod v1_6_2_extra_ingress {
+    use super::{Json, Schema};
+    include!("v1.6.2/extra-ingress.rs");
+}
+
+mod v1_6_2_apps_kafka {
+    use super::{Json, Schema};
+    include!("v1.6.2/apps-kafka.rs");
+}
+
+mod v1_6_2_apps_kubernetes_nodes {
+    use super::{Json, Schema};
+    include!("v1.6.2/apps-kubernetes-nodes.rs");
+}
+
+mod v1_6_2_apps_kubernetes {
+    use super::{Additional, Json, Schema};
+    include!("v1.6.2/apps-kubernetes.rs");
+}
+
+mod v1_6_2_apps_mariadb {
+    use super::{Additional, Json, Schema};
+    include!("v1.6.2/apps-mariadb.rs");
+}
+
+mod v1_6_2_apps_mongodb {
+    use super::{Additional, Json, Schema};
+    include!("v1.6.2/apps-mongodb.rs");
+}
+
+mod v1_6_2_extra_monitoring {
+    use super::{Json, Schema};
+    include!("v1.6.2/extra-monitoring.rs");
+}
+
+mod v1_6_2_apps_nats {
+    use super::{Additional, Json, Schema};
+    include!("v1.6.2/apps-nats.rs");
+}
+
+mod v1_6_2_apps_openbao {
+    use super::{Json, Schema};
+    include!("v1.6.2/apps-openbao.rs");
+}
+
+mod v1_6_2_apps_opensearch {
+    use super::{Additional, Json, Schema};
+    include!("v1.6.2/apps-opensearch.rs");
+}
+
+mod v1_6_2_apps_postgres {
+    use super::{Additional, Json, Schema};
+    include!("v1.6.2/apps-postgres.rs");
+}
+
+mod v1_6_2_apps_qdrant {
+    use super::{Json, Schema};
+    include!("v1.6.2/apps-qdrant.rs");
+}
+
+mod v1_6_2_apps_rabbitmq {
+    use super::{Additional, Json, Schema};
+    include!("v1.6.2/apps-rabbitmq.rs");
+}
+
+mod v1_6_2_apps_redis {
+    use super::{Json, Schema};
+    include!("v1.6.2/apps-redis.rs");
+}
+
+mod v1_6_2_extra_seaweedfs {
+    use super::{Additional, Json, Schema};
+    include!("v1.6.2/extra-seaweedfs.rs");
+}
+
+mod v1_6_2_apps_tcp_balancer {
+    use super::{Json, Schema};
+    include!("v1.6.2/apps-tcp-balancer.rs");
+}
+
+mod v1_6_2_apps_tenant {
+    use super::{Additional, Json, Schema};
+    include!("v1.6.2/apps-tenant.rs");
+}
+
+mod v1_6_2_apps_vpc {
+    use super::{Json, Schema};
+    include!("v1.6.2/apps-vpc.rs");
+}
+
+mod v1_6_2_apps_vm_disk {
+    use super::{Json, Schema};
+    include!("v1.6.2/apps-vm-disk.rs");
+}
+
+mod v1_6_2_apps_vm_instance {
+    use super::{Json, Schema};
+    include!("v1.6.2/apps-vm-instance.rs");
+}
+
+mod v1_6_2_apps_vpn {
+    use super::{Additional, Json, Schema};
+    include!("v1.6.2/apps-vpn.rs");
+}
+
+mod v1_5_4_extra_bootbox {
+    use super::{Json, Schema};
+    include!("v1.5.4/extra-bootbox.rs");
+}
+
+mod v1_5_4_apps_bucket {
+    use super::{Additional, Json, Schema};
+    include!("v1.5.4/apps-bucket.rs");
+}
+
+mod v1_5_4_apps_clickhouse {
+    use super::{Additional, Json, Schema};
+    include!("v1.5.4/apps-clickhouse.rs");
+}
+
+mod v1_5_4_extra_etcd {
+    use super::{Json, Schema};
+    include!("v1.5.4/extra-etcd.rs");
+}
+
+mod v1_5_4_extra_external_dns {
+    use super::{Json, Schema};
+    include!("v1.5.4/extra-external-dns.rs");
+}
+
+mod v1_5_4_apps_foundationdb {
+    use super::{Json, Schema};
+    include!("v1.5.4/apps-foundationdb.rs");
+}
+
+mod v1_5_4_apps_harbor {
+    use super::{Json, Schema};
+    include!("v1.5.4/apps-harbor.rs");
+}
+
+mod v1_5_4_apps_http_cache {
+    use super::{Json, Schema};
+    include!("v1.5.4/apps-http-cache.rs");
+}
+
+mod v1_5_4_extra_info {
+    use super::{Json, Schema};
+    include!("v1.5.4/extra-info.rs");
+}
+
+mod v1_5_4_extra_ingress {
+    use super::{Json, Schema};
+    include!("v1.5.4/extra-ingress.rs");
+}
+
+mod v1_5_4_apps_kafka {
+    use super::{Json, Schema};
+    include!("v1.5.4/apps-kafka.rs");
+}
+
+mod v1_5_4_apps_kubernetes {
+    use super::{Additional, Json, Schema};
+    include!("v1.5.4/apps-kubernetes.rs");
+}
+
+mod v1_5_4_apps_mariadb {
+    use super::{Additional, Json, Schema};
+    include!("v1.5.4/apps-mariadb.rs");
+}
+
+mod v1_5_4_apps_mongodb {
+    use super::{Additional, Json, Schema};
+    include!("v1.5.4/apps-mongodb.rs");
+}
+
+mod v1_5_4_extra_monitoring {
+    use super::{Json, Schema};
+    include!("v1.5.4/extra-monitoring.rs");
+}
+
+mod v1_5_4_apps_nats {
+    use super::{Additional, Json, Schema};
+    include!("v1.5.4/apps-nats.rs");
+}
+
+mod v1_5_4_apps_openbao {
+    use super::{Json, Schema};
+    include!("v1.5.4/apps-openbao.rs");
+}
+
+mod v1_5_4_apps_opensearch {
+    use super::{Additional, Json, Schema};
+    include!("v1.5.4/apps-opensearch.rs");
+}
+
+mod v1_5_4_apps_postgres {
+    use super::{Additional, Json, Schema};
+    include!("v1.5.4/apps-postgres.rs");
+}
+
+mod v1_5_4_apps_qdrant {
+    use super::{Json, Schema};
+    include!("v1.5.4/apps-qdrant.rs");
+}
+
+mod v1_5_4_apps_rabbitmq {
+    use super::{Additional, Json, Schema};
+    include!("v1.5.4/apps-rabbitmq.rs");
+}
+
+mod v1_5_4_apps_redis {
+    use super::{Json, Schema};
+    include!("v1.5.4/apps-redis.rs");
+}
+
+mod v1_5_4_extra_seaweedfs {
+    use super::{Additional, Json, Schema};
+    include!("v1.5.4/extra-seaweedfs.rs");
+}
+
+mod v1_5_4_apps_tcp_balancer {
+    use super::{Json, Schema};
+    include!("v1.5.4/apps-tcp-balancer.rs");
+}
+
+mod v1_5_4_apps_tenant {
+    use super::{Additional, Json, Schema};
+    include!("v1.5.4/apps-tenant.rs");
+}
+
+mod v1_5_4_apps_vpc {
+    use super::{Json, Schema};
+    include!("v1.5.4/apps-vpc.rs");
+}
+
+mod v1_5_4_apps_vm_disk {
+    use super::{Json, Schema};
+    include!("v1.5.4/apps-vm-disk.rs");
+}
+
+mod v1_5_4_apps_vm_instance {
+    use super::{Json, Schema};
+    include!("v1.5.4/apps-vm-instance.rs");
+}
+
+mod v1_5_4_apps_vpn {
+    use super::{Additional, Json, Schema};
+    include!("v1.5.4/apps-vpn.rs");
+}

@@ -6,7 +6,8 @@
 //! The chart's `values.yaml` is not in the release data, only its schema;
 //! Cozystack generates both from the same annotated `values.yaml`
 //! (cozyvalues-gen), each key's value becoming its `default`. [`defaults`]
-//! rebuilds the file from the schema: an object's own `default`, under
+//! rebuilds the file from the schema at generation time (the index holds
+//! the result as a static tree, so a request parses nothing): an object's own `default`, under
 //! which each declared property's rebuilt default fills a key the object
 //! default leaves out. For v1.6.2 and v1.5.4 this gives each chart's
 //! `values.yaml` exactly, but for two deviations that do not change a
@@ -17,6 +18,8 @@
 //! file).
 
 use serde_json::{Map, Value};
+
+use crate::schemas::Json;
 
 /// The chart's default values, rebuilt from its schema; `None` when the
 /// schema defaults nothing.
@@ -73,20 +76,20 @@ fn fill(present: &mut Map<String, Value>, below: Map<String, Value>) {
 /// its default table in [`coalesce_tables`]; any other user value wins
 /// whole (a list is never merged). A null on a key the chart does not
 /// default stays a null.
-pub fn coalesce(values: &mut Map<String, Value>, chart: &Map<String, Value>) {
+pub fn coalesce(values: &mut Map<String, Value>, chart: &[(&str, Json)]) {
     for (key, default) in chart {
-        match values.get_mut(key) {
+        match values.get_mut(*key) {
             Some(Value::Null) => {
-                values.remove(key);
+                values.remove(*key);
             }
             Some(Value::Object(table)) => {
-                if let Value::Object(default_table) = default {
+                if let Json::Object(default_table) = default {
                     coalesce_tables(table, default_table);
                 }
             }
             Some(_) => {}
             None => {
-                values.insert(key.clone(), default.clone());
+                values.insert((*key).to_owned(), default.to_value());
             }
         }
     }
@@ -96,7 +99,7 @@ pub fn coalesce(values: &mut Map<String, Value>, chart: &Map<String, Value>) {
 /// deleted (Helm first copies the nulls into the source table, then deletes
 /// each key whose value is null, so no default replaces it), keys `dst`
 /// lacks come from `src`, tables meet recursively.
-fn coalesce_tables(dst: &mut Map<String, Value>, src: &Map<String, Value>) {
+fn coalesce_tables(dst: &mut Map<String, Value>, src: &[(&str, Json)]) {
     let nulls: Vec<String> = dst
         .iter()
         .filter(|(_, value)| value.is_null())
@@ -106,15 +109,15 @@ fn coalesce_tables(dst: &mut Map<String, Value>, src: &Map<String, Value>) {
         dst.remove(key);
     }
     for (key, default) in src {
-        if nulls.contains(key) {
+        if nulls.iter().any(|null| null == key) {
             continue;
         }
-        match dst.get_mut(key) {
+        match dst.get_mut(*key) {
             None => {
-                dst.insert(key.clone(), default.clone());
+                dst.insert((*key).to_owned(), default.to_value());
             }
             Some(Value::Object(table)) => {
-                if let Value::Object(default_table) = default {
+                if let Json::Object(default_table) = default {
                     coalesce_tables(table, default_table);
                 }
             }
@@ -124,7 +127,7 @@ fn coalesce_tables(dst: &mut Map<String, Value>, src: &Map<String, Value>) {
 }
 
 /// The values Helm validates for `spec` (absent or null: no user values).
-pub fn effective(spec: Option<&Map<String, Value>>, chart: &Map<String, Value>) -> Value {
+pub fn effective(spec: Option<&Map<String, Value>>, chart: &[(&str, Json)]) -> Value {
     let mut values = spec.cloned().unwrap_or_default();
     coalesce(&mut values, chart);
     Value::Object(values)
@@ -178,14 +181,17 @@ mod tests {
 
     #[test]
     fn coalesce_like_helm() {
-        let chart = map(json!({
+        let chart_value = json!({
             "replicas": 2,
             "size": "10Gi",
             "users": {},
             "backup": {"enabled": false, "schedule": "0 2 * * *"},
             "resources": {},
             "list": [1, 2]
-        }));
+        });
+        let Json::Object(chart) = crate::generate::leak_json(&chart_value) else {
+            panic!("not an object");
+        };
         let mut values = map(json!({
             "replicas": null,
             "users": {"alice": null, "bob": {"password": null}},
@@ -194,7 +200,7 @@ mod tests {
             "list": [3],
             "unknown": null
         }));
-        coalesce(&mut values, &chart);
+        coalesce(&mut values, chart);
         assert_eq!(
             Value::Object(values),
             json!({
@@ -208,6 +214,6 @@ mod tests {
                 "unknown": null
             })
         );
-        assert_eq!(effective(None, &chart), Value::Object(chart.clone()));
+        assert_eq!(effective(None, chart), chart_value);
     }
 }

@@ -36,7 +36,7 @@ use shared::{
 };
 
 use messages::Violation;
-use schemas::{App, Loaded, Release};
+use schemas::{App, Release};
 pub use settings::{Settings, UndeclaredKeys, versions};
 
 /// What the rule reads of each object: the whole `spec`, of both objects.
@@ -107,15 +107,14 @@ fn raw_at<'v>(spec: Option<&'v Value>, path: &FieldPath) -> Option<&'v Value> {
 fn check(
     spec: Option<&serde_json::Map<String, Value>>,
     app: &App,
-    loaded: &Loaded,
     release: &Release,
     settings: &Settings,
 ) -> Vec<Check> {
     let base = FieldPath::parse("spec");
     let raw = spec.map(|members| Value::Object(members.clone()));
-    let effective = helm::effective(spec, &loaded.defaults);
+    let effective = helm::effective(spec, app.defaults);
     let mut found = Vec::new();
-    let failures = validate::validate(&loaded.schema, &effective);
+    let failures = validate::validate(app.schema, &effective);
     if !failures.is_empty() {
         for Violation { path, mut message } in
             messages::violations(&failures, &effective, &base, app.kind)
@@ -135,7 +134,7 @@ fn check(
     if settings.undeclared_keys != UndeclaredKeys::Ignore
         && let Some(raw) = &raw
     {
-        for key in undeclared::undeclared(raw, &loaded.schema, &base) {
+        for key in undeclared::undeclared(raw, app.schema, &base) {
             let mut message = format!(
                 "not declared by the {} chart (Cozystack {}), so Helm ignores it",
                 app.kind, release.version
@@ -204,28 +203,14 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
         );
         return Ok(review.verdict(Refusal::Invalid));
     };
-    // One schema, parsed for this request (a unit test parses them all).
-    let loaded = match schemas::load(app) {
-        Ok(loaded) => loaded,
-        Err(error) => {
-            review.warning(
-                FieldPath::root(),
-                format!(
-                    "values-schema: spec not checked: the embedded {} schema of {} does not load: {error}",
-                    release.version, app.kind
-                ),
-            );
-            return Ok(review.verdict(Refusal::Invalid));
-        }
-    };
-    let mut found = check(spec, app, &loaded, release, settings);
+    let mut found = check(spec, app, release, settings);
     let mut stored = Vec::new();
     if request.operation == Operation::Update {
         let old_object = request.old_object();
         // A stored spec that is not an object has nothing to compare with.
         let old_spec = spec_of(&old_object).ok().flatten();
         if old_object.is_present() {
-            stored = check(old_spec, app, &loaded, release, settings);
+            stored = check(old_spec, app, release, settings);
         }
         // A changed immutable storage class is storageclass-immutable's to
         // report (including a null, a wrong type, or a `required` it breaks).

@@ -15,6 +15,7 @@ use serde_json::Value;
 use shared::FieldPath;
 use shared::field::Segment;
 
+use crate::schemas::Json;
 use crate::undeclared::closest;
 use crate::validate::{Failure, Kind, Token, Type};
 
@@ -141,7 +142,11 @@ fn flatten(failure: &Failure<'_, '_>, cx: &Context<'_>, out: &mut Vec<Violation>
         }
         Kind::Type { want } => push(path, expected(want, got)),
         Kind::Enum { want } => {
-            let mut allowed: Vec<String> = want.iter().take(ENUM_SHOWN).map(quote).collect();
+            let mut allowed: Vec<String> = want
+                .iter()
+                .take(ENUM_SHOWN)
+                .map(|literal| quote(&literal.to_value()))
+                .collect();
             if want.len() > ENUM_SHOWN {
                 allowed.push(format!("... ({} values in all)", want.len()));
             }
@@ -149,7 +154,13 @@ fn flatten(failure: &Failure<'_, '_>, cx: &Context<'_>, out: &mut Vec<Violation>
             if let Some(value) = got {
                 let _ = write!(message, "; got {}", quote(value));
                 if let Some(text) = value.as_str() {
-                    let choices: Vec<&str> = want.iter().filter_map(Value::as_str).collect();
+                    let choices: Vec<&str> = want
+                        .iter()
+                        .filter_map(|literal| match literal {
+                            Json::String(choice) => Some(*choice),
+                            _ => None,
+                        })
+                        .collect();
                     if let Some(best) = closest(text, choices.iter().copied()) {
                         let _ = write!(message, " (did you mean {best:?}?)");
                     }
@@ -257,7 +268,7 @@ mod tests {
     use serde_json::json;
 
     fn check(schema: Value, instance: Value) -> Vec<String> {
-        let failures = crate::validate::validate(&schema, &instance);
+        let failures = crate::validate::validate(crate::generate::leak(&schema), &instance);
         violations(&failures, &instance, &FieldPath::parse("spec"), "Test")
             .into_iter()
             .map(|v| format!("{}: {}", v.path, v.message))

@@ -12,7 +12,7 @@
 use serde_json::Value;
 use shared::FieldPath;
 
-use crate::generate::PRESERVE_UNKNOWN;
+use crate::schemas::{Additional, Schema};
 
 /// One undeclared key.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,35 +25,34 @@ pub struct Undeclared {
 /// Every undeclared key of `value` (at `path`) under `schema`. Null values
 /// are skipped: Helm deletes them. At the top level (`spec`), keys starting
 /// with `_` are cozystack-api's (`_cluster`, `_namespace`) and skipped.
-pub fn undeclared(value: &Value, schema: &Value, path: &FieldPath) -> Vec<Undeclared> {
+pub fn undeclared(value: &Value, schema: &Schema, path: &FieldPath) -> Vec<Undeclared> {
     let mut out = Vec::new();
     walk(value, schema, path, true, &mut out);
     out
 }
 
-fn walk(value: &Value, schema: &Value, path: &FieldPath, top: bool, out: &mut Vec<Undeclared>) {
-    if schema.get(PRESERVE_UNKNOWN).and_then(Value::as_bool) == Some(true) {
+fn walk(value: &Value, schema: &Schema, path: &FieldPath, top: bool, out: &mut Vec<Undeclared>) {
+    if schema.preserve_unknown {
         return;
     }
     match value {
         Value::Object(members) => {
-            let properties = schema.get("properties").and_then(Value::as_object);
-            let additional = schema.get("additionalProperties");
-            let closed = properties.is_some()
-                && additional.is_none()
-                && schema.get("patternProperties").is_none();
+            // The generator refuses `patternProperties`.
+            let closed =
+                schema.properties.is_some() && matches!(schema.additional, Additional::Absent);
             for (key, member) in members {
                 if member.is_null() {
                     continue;
                 }
                 let here = path.key(key);
-                if let Some(sub) = properties.and_then(|p| p.get(key)) {
+                if let Some(sub) = schema.property(key) {
                     walk(member, sub, &here, false, out);
-                } else if let Some(sub @ Value::Object(_)) = additional {
+                } else if let Additional::Schema(sub) = schema.additional {
                     walk(member, sub, &here, false, out);
                 } else if closed && !(top && key.starts_with('_')) {
-                    let suggestion = properties
-                        .and_then(|p| closest(key, p.keys().map(String::as_str)))
+                    let suggestion = schema
+                        .properties
+                        .and_then(|p| closest(key, p.iter().map(|(name, _)| *name)))
                         .map(|best| path.key(best));
                     out.push(Undeclared {
                         path: here,
@@ -63,7 +62,7 @@ fn walk(value: &Value, schema: &Value, path: &FieldPath, top: bool, out: &mut Ve
             }
         }
         Value::Array(items) => {
-            if let Some(sub @ Value::Object(_)) = schema.get("items") {
+            if let Some(sub) = schema.items {
                 for (i, item) in items.iter().enumerate() {
                     walk(item, sub, &path.index(i), false, out);
                 }
@@ -156,7 +155,7 @@ mod tests {
 
     #[test]
     fn walks_declared_objects_maps_and_lists() {
-        let schema = json!({
+        let schema = crate::generate::leak(&json!({
             "type": "object",
             "properties": {
                 "replicas": {"type": "integer"},
@@ -166,7 +165,7 @@ mod tests {
                 "labels": {"type": "object"},
                 "groups": {"type": "array", "items": {"type": "object", "properties": {"name": {}}}}
             }
-        });
+        }));
         let value = json!({
             "replcas": 3,
             "_cluster": {},
@@ -176,7 +175,7 @@ mod tests {
             "labels": {"free": "x"},
             "groups": [{"name": "a"}, {"nmae": "b"}]
         });
-        let mut found: Vec<String> = undeclared(&value, &schema, &FieldPath::parse("spec"))
+        let mut found: Vec<String> = undeclared(&value, schema, &FieldPath::parse("spec"))
             .into_iter()
             .map(|u| format!("{} -> {:?}", u.path, u.suggestion.map(|s| s.to_string())))
             .collect();

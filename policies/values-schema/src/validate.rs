@@ -1,14 +1,15 @@
 //! A JSON Schema interpreter for exactly the keywords the shipped chart
 //! schemas use, applied as boon (Helm's validator's Rust port, draft
-//! 2020-12) applies them, walking the schema's JSON directly.
+//! 2020-12) applies them, walking the static tree the generator made of
+//! the schema ([`Schema`]).
 //!
 //! Why not boon at run time: policy-server evaluates every request in a
 //! fresh wasm instance, so a compiled schema cannot be kept between
 //! requests; compiling per request costs 1 to 3 ms, and shipping every
 //! compiled schema in a pre-initialised module (Wizer) made it 8.8 MB and
 //! its instances slow to create. Walking the one schema a request needs,
-//! parsed from its few KB of embedded JSON, has no compile step and no
-//! global state.
+//! a static tree in the module's data, has no compile step, no parse and
+//! no global state.
 //!
 //! The keywords: `type` (one or several; `integer` accepts `1.0`), `enum`
 //! (JSON equality, numbers compared numerically), `required`, `properties`,
@@ -28,6 +29,7 @@
 use serde_json::{Map, Value};
 
 use crate::messages::QUANTITY_PATTERN;
+use crate::schemas::{Additional, Json, Schema};
 
 /// A JSON type, in boon's order (the order messages list them in).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -54,6 +56,30 @@ impl Type {
             "object" => Self::Object,
             _ => return None,
         })
+    }
+
+    /// Every type, in order.
+    pub const ALL: [Self; 7] = [
+        Self::Null,
+        Self::Boolean,
+        Self::Number,
+        Self::Integer,
+        Self::String,
+        Self::Array,
+        Self::Object,
+    ];
+
+    /// The type's bit in [`Schema::types`].
+    pub const fn bit(self) -> u8 {
+        match self {
+            Self::Null => 0x01,
+            Self::Boolean => 0x02,
+            Self::Number => 0x04,
+            Self::Integer => 0x08,
+            Self::String => 0x10,
+            Self::Array => 0x20,
+            Self::Object => 0x40,
+        }
     }
 
     /// The type of a value (a number is a `Number`).
@@ -84,7 +110,7 @@ pub enum Kind<'s, 'v> {
     /// `type`: the types allowed, in [`Type`] order.
     Type { want: Vec<Type> },
     /// `enum`: the values allowed.
-    Enum { want: &'s [Value] },
+    Enum { want: &'s [Json] },
     /// `required`: the keys missing, in the schema's order.
     Required { missing: Vec<&'s str> },
     /// `additionalProperties: false`: the keys not allowed.
@@ -110,7 +136,7 @@ pub struct Failure<'s, 'v> {
 
 /// Every failure of `value` under `schema`, in boon's order; empty when
 /// valid.
-pub fn validate<'s, 'v>(schema: &'s Value, value: &'v Value) -> Vec<Failure<'s, 'v>> {
+pub fn validate<'s, 'v>(schema: &'s Schema, value: &'v Value) -> Vec<Failure<'s, 'v>> {
     let mut out = Vec::new();
     let mut location = Vec::new();
     node(schema, value, &mut location, &mut out);
@@ -118,24 +144,40 @@ pub fn validate<'s, 'v>(schema: &'s Value, value: &'v Value) -> Vec<Failure<'s, 
 }
 
 /// Whether `value` satisfies `schema`.
-pub fn is_valid(schema: &Value, value: &Value) -> bool {
+pub fn is_valid(schema: &Schema, value: &Value) -> bool {
     validate(schema, value).is_empty()
 }
 
-/// The types a `type` keyword allows, in [`Type`] order; empty when it
-/// names none (boon ignores what it does not know).
-fn types(keyword: &Value) -> Vec<Type> {
-    let mut want: Vec<Type> = match keyword {
-        Value::String(name) => Type::named(name).into_iter().collect(),
+/// The types of a [`Schema::types`] bitset, in [`Type`] order.
+pub fn types(bits: u8) -> Vec<Type> {
+    Type::ALL
+        .into_iter()
+        .filter(|t| bits & t.bit() != 0)
+        .collect()
+}
+
+/// The bitset of a `type` keyword; 0 when it names none (boon ignores what
+/// it does not know).
+pub fn type_bits(keyword: &Value) -> u8 {
+    match keyword {
+        Value::String(name) => Type::named(name).map_or(0, Type::bit),
         Value::Array(names) => names
             .iter()
             .filter_map(|n| n.as_str().and_then(Type::named))
-            .collect(),
-        _ => Vec::new(),
-    };
-    want.sort();
-    want.dedup();
-    want
+            .fold(0, |bits, t| bits | t.bit()),
+        _ => 0,
+    }
+}
+
+/// Whether `value` equals the `enum` member `literal`, as [`equals`] has it.
+pub fn equals_literal(literal: &Json, value: &Value) -> bool {
+    match (literal, value) {
+        (Json::String(a), Value::String(b)) => a == b,
+        (Json::String(_), _) | (_, Value::String(_)) => false,
+        (Json::Null, _) => value.is_null(),
+        (Json::Bool(a), _) => value.as_bool() == Some(*a),
+        _ => equals(&literal.to_value(), value),
+    }
 }
 
 /// `integer` as boon reads it: any number without a fraction (`1.0`).
@@ -178,7 +220,7 @@ pub fn equals(a: &Value, b: &Value) -> bool {
 }
 
 fn node<'s, 'v>(
-    schema: &'s Value,
+    schema: &'s Schema,
     value: &'v Value,
     location: &mut Vec<Token<'v>>,
     out: &mut Vec<Failure<'s, 'v>>,
@@ -187,35 +229,33 @@ fn node<'s, 'v>(
         location: location.clone(),
         kind,
     };
-    let keywords = match schema {
-        Value::Object(keywords) => keywords,
-        Value::Bool(false) => {
-            out.push(fail(Kind::FalseSchema, location));
-            return;
-        }
-        // `true`, and anything the generator would have refused.
-        _ => return,
-    };
-    if let Some(keyword) = keywords.get("type") {
-        let want = types(keyword);
-        let matched = want.is_empty()
-            || want.contains(&Type::of(value))
-            || (want.contains(&Type::Integer) && is_integer(value));
+    if schema.never {
+        out.push(fail(Kind::FalseSchema, location));
+        return;
+    }
+    if schema.types != 0 {
+        let matched = schema.types & Type::of(value).bit() != 0
+            || (schema.types & Type::Integer.bit() != 0 && is_integer(value));
         if !matched {
-            out.push(fail(Kind::Type { want }, location));
+            out.push(fail(
+                Kind::Type {
+                    want: types(schema.types),
+                },
+                location,
+            ));
             return;
         }
     }
-    if let Some(Value::Array(allowed)) = keywords.get("enum")
-        && !allowed.iter().any(|a| equals(a, value))
+    if let Some(allowed) = schema.enumeration
+        && !allowed.iter().any(|a| equals_literal(a, value))
     {
         out.push(fail(Kind::Enum { want: allowed }, location));
         return;
     }
     match value {
-        Value::Object(members) => object(keywords, members, location, out),
+        Value::Object(members) => object(schema, members, location, out),
         Value::Array(items) => {
-            if let Some(item_schema) = keywords.get("items") {
+            if let Some(item_schema) = schema.items {
                 for (i, item) in items.iter().enumerate() {
                     location.push(Token::Item(i));
                     node(item_schema, item, location, out);
@@ -223,16 +263,14 @@ fn node<'s, 'v>(
                 }
             }
         }
-        Value::String(text) if keywords.get("pattern").is_some() && !is_quantity(text) => {
+        Value::String(text) if schema.quantity && !is_quantity(text) => {
             out.push(fail(Kind::Quantity { got: text }, location));
         }
         _ => {}
     }
-    if let Some(Value::Array(alternatives)) = keywords.get("anyOf")
-        && !alternatives.is_empty()
-    {
+    if !schema.any_of.is_empty() {
         let mut failed = Vec::new();
-        for alternative in alternatives {
+        for alternative in schema.any_of {
             let mut inner = Vec::new();
             node(alternative, value, location, &mut inner);
             if inner.is_empty() {
@@ -254,37 +292,34 @@ fn node<'s, 'v>(
 }
 
 fn object<'s, 'v>(
-    keywords: &'s Map<String, Value>,
+    schema: &'s Schema,
     members: &'v Map<String, Value>,
     location: &mut Vec<Token<'v>>,
     out: &mut Vec<Failure<'s, 'v>>,
 ) {
-    if let Some(Value::Array(required)) = keywords.get("required") {
-        let missing: Vec<&str> = required
-            .iter()
-            .filter_map(Value::as_str)
-            .filter(|key| !members.contains_key(*key))
-            .collect();
-        if !missing.is_empty() {
-            out.push(Failure {
-                location: location.clone(),
-                kind: Kind::Required { missing },
-            });
-        }
+    let missing: Vec<&str> = schema
+        .required
+        .iter()
+        .copied()
+        .filter(|key| !members.contains_key(*key))
+        .collect();
+    if !missing.is_empty() {
+        out.push(Failure {
+            location: location.clone(),
+            kind: Kind::Required { missing },
+        });
     }
-    let properties = keywords.get("properties").and_then(Value::as_object);
-    let additional = keywords.get("additionalProperties");
     let mut refused = Vec::new();
     for (key, member) in members {
-        let sub = match properties.and_then(|p| p.get(key)) {
+        let sub = match schema.property(key) {
             Some(sub) => sub,
-            None => match additional {
-                Some(Value::Bool(false)) => {
+            None => match schema.additional {
+                Additional::Bool(false) => {
                     refused.push(key.as_str());
                     continue;
                 }
-                Some(sub) => sub,
-                None => continue,
+                Additional::Bool(true) | Additional::Absent => continue,
+                Additional::Schema(sub) => sub,
             },
         };
         location.push(Token::Prop(key));
@@ -466,7 +501,7 @@ mod tests {
 
     #[test]
     fn keywords_as_boon_applies_them() {
-        let schema = json!({
+        let schema = crate::generate::leak(&json!({
             "type": "object",
             "required": ["a", "b"],
             "properties": {
@@ -477,14 +512,14 @@ mod tests {
                 "q": {"anyOf": [{"type": "integer"}, {"type": "string"}], "pattern": QUANTITY_PATTERN},
                 "c": {"type": "object", "properties": {"k": {}}, "additionalProperties": false}
             }
-        });
+        }));
         assert!(is_valid(
-            &schema,
+            schema,
             &json!({"a": 1, "b": 2, "n": 1.0, "l": [1, null]})
         ));
         let value = json!({"a": 1, "n": 1.5, "e": "z", "m": {"k": 1}, "l": ["x"], "q": true,
                            "c": {"k": 1, "z": 2}});
-        let found = validate(&schema, &value);
+        let found = validate(schema, &value);
         let kinds: Vec<String> = found
             .iter()
             .map(|f| format!("{:?} {:?}", f.location, std::mem::discriminant(&f.kind)))
@@ -501,8 +536,11 @@ mod tests {
                 |f| matches!(&f.kind, Kind::AnyOf { alternatives } if alternatives.len() == 2)
             )
         );
-        assert!(!is_valid(&json!(false), &json!(1)));
-        assert!(is_valid(&json!({"enum": [1]}), &json!(1.0)));
+        assert!(!is_valid(crate::generate::leak(&json!(false)), &json!(1)));
+        assert!(is_valid(
+            crate::generate::leak(&json!({"enum": [1]})),
+            &json!(1.0)
+        ));
     }
 
     #[test]

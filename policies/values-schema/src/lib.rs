@@ -104,22 +104,16 @@ fn raw_at<'v>(spec: Option<&'v Value>, path: &FieldPath) -> Option<&'v Value> {
 }
 
 /// Everything wrong with one object's `spec` (absent: no user values).
-fn check(
-    spec: Option<&serde_json::Map<String, Value>>,
-    app: &App,
-    release: &Release,
-    settings: &Settings,
-) -> Vec<Check> {
+fn check(spec: Option<&Value>, app: &App, release: &Release, settings: &Settings) -> Vec<Check> {
     let base = FieldPath::parse("spec");
-    let raw = spec.map(|members| Value::Object(members.clone()));
-    let effective = helm::effective(spec, app.defaults);
+    let effective = helm::effective(spec.and_then(Value::as_object), app.defaults);
     let mut found = Vec::new();
     let failures = validate::validate(app.schema, &effective);
     if !failures.is_empty() {
         for Violation { path, mut message } in
             messages::violations(&failures, &effective, &base, app.kind)
         {
-            if raw_at(raw.as_ref(), &path).is_some_and(Value::is_null) {
+            if raw_at(spec, &path).is_some_and(Value::is_null) {
                 message.push_str(
                     "; the request sets it to null, and Helm deletes a null key together with the chart default",
                 );
@@ -132,7 +126,7 @@ fn check(
         }
     }
     if settings.undeclared_keys != UndeclaredKeys::Ignore
-        && let Some(raw) = &raw
+        && let Some(raw) = spec
     {
         for key in undeclared::undeclared(raw, app.schema, &base) {
             let mut message = format!(
@@ -149,7 +143,7 @@ fn check(
             });
         }
     }
-    found.retain(|c| !under_oidc(&c.path) && !removed_kubernetes_version(app, raw.as_ref(), c));
+    found.retain(|c| !under_oidc(&c.path) && !removed_kubernetes_version(app, spec, c));
     found.sort_by_cached_key(|c| (c.path.to_string(), c.message.clone()));
     found.dedup();
     found
@@ -163,13 +157,11 @@ fn related(path: &FieldPath, field: &FieldPath) -> bool {
     shorter >= 2 && a.get(..shorter) == b.get(..shorter)
 }
 
-/// `spec` as a map, or the error naming it; absent or null is no values.
-fn spec_of<'f>(
-    object: &Field<'f>,
-) -> Result<Option<&'f serde_json::Map<String, Value>>, FieldError> {
+/// `spec`, a map, or the error naming it; absent or null is no values.
+fn spec_of<'f>(object: &Field<'f>) -> Result<Option<&'f Value>, FieldError> {
     let spec = object.field("spec")?;
     spec.expect(Kind::Object)?;
-    Ok(spec.json().and_then(Value::as_object))
+    Ok(spec.json().filter(|value| value.is_object()))
 }
 
 /// The rule: pure over the request and settings.
@@ -214,13 +206,9 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
         }
         // A changed immutable storage class is storageclass-immutable's to
         // report (including a null, a wrong type, or a `required` it breaks).
-        let (new_raw, old_raw) = (
-            spec.map(|m| Value::Object(m.clone())),
-            old_spec.map(|m| Value::Object(m.clone())),
-        );
         for field in app.immutable {
             let field = FieldPath::parse(field);
-            if raw_at(new_raw.as_ref(), &field) != raw_at(old_raw.as_ref(), &field) {
+            if raw_at(spec, &field) != raw_at(old_spec, &field) {
                 found.retain(|c| !related(&c.path, &field));
             }
         }

@@ -27,11 +27,33 @@ pub struct Undeclared {
 /// with `_` are cozystack-api's (`_cluster`, `_namespace`) and skipped.
 pub fn undeclared(value: &Value, schema: &Schema, path: &FieldPath) -> Vec<Undeclared> {
     let mut out = Vec::new();
-    walk(value, schema, path, true, &mut out);
+    walk(value, schema, path, &mut Vec::new(), &mut out);
     out
 }
 
-fn walk(value: &Value, schema: &Schema, path: &FieldPath, top: bool, out: &mut Vec<Undeclared>) {
+/// One step below the walk's starting path. The walk keeps these on a
+/// stack and builds a [`FieldPath`] only for what it reports: most specs
+/// have no undeclared key, and a path per visited member costs more than
+/// the walk itself.
+enum Step<'v> {
+    Key(&'v str),
+    Index(usize),
+}
+
+fn path_of(base: &FieldPath, steps: &[Step<'_>]) -> FieldPath {
+    steps.iter().fold(base.clone(), |path, step| match step {
+        Step::Key(key) => path.key(key),
+        Step::Index(index) => path.index(*index),
+    })
+}
+
+fn walk<'v>(
+    value: &'v Value,
+    schema: &Schema,
+    base: &FieldPath,
+    steps: &mut Vec<Step<'v>>,
+    out: &mut Vec<Undeclared>,
+) {
     if schema.preserve_unknown {
         return;
     }
@@ -44,18 +66,22 @@ fn walk(value: &Value, schema: &Schema, path: &FieldPath, top: bool, out: &mut V
                 if member.is_null() {
                     continue;
                 }
-                let here = path.key(key);
-                if let Some(sub) = schema.property(key) {
-                    walk(member, sub, &here, false, out);
-                } else if let Additional::Schema(sub) = schema.additional {
-                    walk(member, sub, &here, false, out);
-                } else if closed && !(top && key.starts_with('_')) {
+                let sub = schema.property(key).or(match schema.additional {
+                    Additional::Schema(sub) => Some(sub),
+                    _ => None,
+                });
+                if let Some(sub) = sub {
+                    steps.push(Step::Key(key));
+                    walk(member, sub, base, steps, out);
+                    steps.pop();
+                } else if closed && !(steps.is_empty() && key.starts_with('_')) {
+                    let parent = path_of(base, steps);
                     let suggestion = schema
                         .properties
                         .and_then(|p| closest(key, p.iter().map(|(name, _)| *name)))
-                        .map(|best| path.key(best));
+                        .map(|best| parent.key(best));
                     out.push(Undeclared {
-                        path: here,
+                        path: parent.key(key),
                         suggestion,
                     });
                 }
@@ -64,7 +90,9 @@ fn walk(value: &Value, schema: &Schema, path: &FieldPath, top: bool, out: &mut V
         Value::Array(items) => {
             if let Some(sub) = schema.items {
                 for (i, item) in items.iter().enumerate() {
-                    walk(item, sub, &path.index(i), false, out);
+                    steps.push(Step::Index(i));
+                    walk(item, sub, base, steps, out);
+                    steps.pop();
                 }
             }
         }

@@ -5,9 +5,9 @@
 //!
 //! Why not boon at run time: policy-server evaluates every request in a
 //! fresh wasm instance, so a compiled schema cannot be kept between
-//! requests; compiling per request costs 1 to 3 ms, and shipping every
-//! compiled schema in a pre-initialised module (Wizer) made it 8.8 MB and
-//! its instances slow to create. Walking the one schema a request needs,
+//! requests; compiling per request is slow, and shipping every compiled
+//! schema in a pre-initialised module (Wizer) made the module large and its
+//! instances slow to create (docs/performance.md). Walking the one schema a request needs,
 //! a static tree in the module's data, has no compile step, no parse and
 //! no global state.
 //!

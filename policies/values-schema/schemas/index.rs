@@ -259,24 +259,24 @@ pub static RELEASES: &[Release] = &[
                 kind: "BootBox",
                 plural: "bootboxes",
                 chart: "extra-bootbox",
-                schema: &v1_5_4_extra_bootbox::SCHEMA,
-                defaults: v1_5_4_extra_bootbox::DEFAULTS,
+                schema: &v1_6_2_extra_bootbox::SCHEMA,
+                defaults: v1_6_2_extra_bootbox::DEFAULTS,
                 immutable: &[],
             },
             App {
                 kind: "Bucket",
                 plural: "buckets",
                 chart: "apps-bucket",
-                schema: &v1_5_4_apps_bucket::SCHEMA,
-                defaults: v1_5_4_apps_bucket::DEFAULTS,
+                schema: &v1_6_2_apps_bucket::SCHEMA,
+                defaults: v1_6_2_apps_bucket::DEFAULTS,
                 immutable: &[],
             },
             App {
                 kind: "ClickHouse",
                 plural: "clickhouses",
                 chart: "apps-clickhouse",
-                schema: &v1_5_4_apps_clickhouse::SCHEMA,
-                defaults: v1_5_4_apps_clickhouse::DEFAULTS,
+                schema: &v1_6_2_apps_clickhouse::SCHEMA,
+                defaults: v1_6_2_apps_clickhouse::DEFAULTS,
                 immutable: &["spec.storageClass"],
             },
             App {
@@ -291,56 +291,56 @@ pub static RELEASES: &[Release] = &[
                 kind: "ExternalDNS",
                 plural: "externaldns",
                 chart: "extra-external-dns",
-                schema: &v1_5_4_extra_external_dns::SCHEMA,
-                defaults: v1_5_4_extra_external_dns::DEFAULTS,
+                schema: &v1_6_2_extra_external_dns::SCHEMA,
+                defaults: v1_6_2_extra_external_dns::DEFAULTS,
                 immutable: &[],
             },
             App {
                 kind: "FoundationDB",
                 plural: "foundationdbs",
                 chart: "apps-foundationdb",
-                schema: &v1_5_4_apps_foundationdb::SCHEMA,
-                defaults: v1_5_4_apps_foundationdb::DEFAULTS,
+                schema: &v1_6_2_apps_foundationdb::SCHEMA,
+                defaults: v1_6_2_apps_foundationdb::DEFAULTS,
                 immutable: &["spec.storage.storageClass"],
             },
             App {
                 kind: "HTTPCache",
                 plural: "httpcaches",
                 chart: "apps-http-cache",
-                schema: &v1_5_4_apps_http_cache::SCHEMA,
-                defaults: v1_5_4_apps_http_cache::DEFAULTS,
+                schema: &v1_6_2_apps_http_cache::SCHEMA,
+                defaults: v1_6_2_apps_http_cache::DEFAULTS,
                 immutable: &["spec.storageClass"],
             },
             App {
                 kind: "Harbor",
                 plural: "harbors",
                 chart: "apps-harbor",
-                schema: &v1_5_4_apps_harbor::SCHEMA,
-                defaults: v1_5_4_apps_harbor::DEFAULTS,
+                schema: &v1_6_2_apps_harbor::SCHEMA,
+                defaults: v1_6_2_apps_harbor::DEFAULTS,
                 immutable: &["spec.storageClass"],
             },
             App {
                 kind: "Info",
                 plural: "infos",
                 chart: "extra-info",
-                schema: &v1_5_4_extra_info::SCHEMA,
-                defaults: v1_5_4_extra_info::DEFAULTS,
+                schema: &v1_6_2_extra_info::SCHEMA,
+                defaults: v1_6_2_extra_info::DEFAULTS,
                 immutable: &[],
             },
             App {
                 kind: "Ingress",
                 plural: "ingresses",
                 chart: "extra-ingress",
-                schema: &v1_5_4_extra_ingress::SCHEMA,
-                defaults: v1_5_4_extra_ingress::DEFAULTS,
+                schema: &v1_6_2_extra_ingress::SCHEMA,
+                defaults: v1_6_2_extra_ingress::DEFAULTS,
                 immutable: &[],
             },
             App {
                 kind: "Kafka",
                 plural: "kafkas",
                 chart: "apps-kafka",
-                schema: &v1_5_4_apps_kafka::SCHEMA,
-                defaults: v1_5_4_apps_kafka::DEFAULTS,
+                schema: &v1_6_2_apps_kafka::SCHEMA,
+                defaults: v1_6_2_apps_kafka::DEFAULTS,
                 immutable: &["spec.kafka.storageClass", "spec.zookeeper.storageClass"],
             },
             App {
@@ -355,16 +355,16 @@ pub static RELEASES: &[Release] = &[
                 kind: "MariaDB",
                 plural: "mariadbs",
                 chart: "apps-mariadb",
-                schema: &v1_5_4_apps_mariadb::SCHEMA,
-                defaults: v1_5_4_apps_mariadb::DEFAULTS,
+                schema: &v1_6_2_apps_mariadb::SCHEMA,
+                defaults: v1_6_2_apps_mariadb::DEFAULTS,
                 immutable: &["spec.storageClass"],
             },
             App {
                 kind: "MongoDB",
                 plural: "mongodbs",
                 chart: "apps-mongodb",
-                schema: &v1_5_4_apps_mongodb::SCHEMA,
-                defaults: v1_5_4_apps_mongodb::DEFAULTS,
+                schema: &v1_6_2_apps_mongodb::SCHEMA,
+                defaults: v1_6_2_apps_mongodb::DEFAULTS,
                 immutable: &["spec.storageClass"],
             },
             App {
@@ -379,112 +379,112 @@ pub static RELEASES: &[Release] = &[
                 kind: "NATS",
                 plural: "natses",
                 chart: "apps-nats",
-                schema: &v1_5_4_apps_nats::SCHEMA,
-                defaults: v1_5_4_apps_nats::DEFAULTS,
+                schema: &v1_6_2_apps_nats::SCHEMA,
+                defaults: v1_6_2_apps_nats::DEFAULTS,
                 immutable: &["spec.storageClass"],
             },
             App {
                 kind: "OpenBAO",
                 plural: "openbaos",
                 chart: "apps-openbao",
-                schema: &v1_5_4_apps_openbao::SCHEMA,
-                defaults: v1_5_4_apps_openbao::DEFAULTS,
+                schema: &v1_6_2_apps_openbao::SCHEMA,
+                defaults: v1_6_2_apps_openbao::DEFAULTS,
                 immutable: &["spec.storageClass"],
             },
             App {
                 kind: "OpenSearch",
                 plural: "opensearches",
                 chart: "apps-opensearch",
-                schema: &v1_5_4_apps_opensearch::SCHEMA,
-                defaults: v1_5_4_apps_opensearch::DEFAULTS,
+                schema: &v1_6_2_apps_opensearch::SCHEMA,
+                defaults: v1_6_2_apps_opensearch::DEFAULTS,
                 immutable: &["spec.storageClass"],
             },
             App {
                 kind: "Postgres",
                 plural: "postgreses",
                 chart: "apps-postgres",
-                schema: &v1_5_4_apps_postgres::SCHEMA,
-                defaults: v1_5_4_apps_postgres::DEFAULTS,
+                schema: &v1_6_2_apps_postgres::SCHEMA,
+                defaults: v1_6_2_apps_postgres::DEFAULTS,
                 immutable: &["spec.storageClass"],
             },
             App {
                 kind: "Qdrant",
                 plural: "qdrants",
                 chart: "apps-qdrant",
-                schema: &v1_5_4_apps_qdrant::SCHEMA,
-                defaults: v1_5_4_apps_qdrant::DEFAULTS,
+                schema: &v1_6_2_apps_qdrant::SCHEMA,
+                defaults: v1_6_2_apps_qdrant::DEFAULTS,
                 immutable: &["spec.storageClass"],
             },
             App {
                 kind: "RabbitMQ",
                 plural: "rabbitmqs",
                 chart: "apps-rabbitmq",
-                schema: &v1_5_4_apps_rabbitmq::SCHEMA,
-                defaults: v1_5_4_apps_rabbitmq::DEFAULTS,
+                schema: &v1_6_2_apps_rabbitmq::SCHEMA,
+                defaults: v1_6_2_apps_rabbitmq::DEFAULTS,
                 immutable: &["spec.storageClass"],
             },
             App {
                 kind: "Redis",
                 plural: "redises",
                 chart: "apps-redis",
-                schema: &v1_5_4_apps_redis::SCHEMA,
-                defaults: v1_5_4_apps_redis::DEFAULTS,
+                schema: &v1_6_2_apps_redis::SCHEMA,
+                defaults: v1_6_2_apps_redis::DEFAULTS,
                 immutable: &["spec.storageClass"],
             },
             App {
                 kind: "SeaweedFS",
                 plural: "seaweedfses",
                 chart: "extra-seaweedfs",
-                schema: &v1_5_4_extra_seaweedfs::SCHEMA,
-                defaults: v1_5_4_extra_seaweedfs::DEFAULTS,
+                schema: &v1_6_2_extra_seaweedfs::SCHEMA,
+                defaults: v1_6_2_extra_seaweedfs::DEFAULTS,
                 immutable: &[],
             },
             App {
                 kind: "TCPBalancer",
                 plural: "tcpbalancers",
                 chart: "apps-tcp-balancer",
-                schema: &v1_5_4_apps_tcp_balancer::SCHEMA,
-                defaults: v1_5_4_apps_tcp_balancer::DEFAULTS,
+                schema: &v1_6_2_apps_tcp_balancer::SCHEMA,
+                defaults: v1_6_2_apps_tcp_balancer::DEFAULTS,
                 immutable: &[],
             },
             App {
                 kind: "Tenant",
                 plural: "tenants",
                 chart: "apps-tenant",
-                schema: &v1_5_4_apps_tenant::SCHEMA,
-                defaults: v1_5_4_apps_tenant::DEFAULTS,
+                schema: &v1_6_2_apps_tenant::SCHEMA,
+                defaults: v1_6_2_apps_tenant::DEFAULTS,
                 immutable: &[],
             },
             App {
                 kind: "VMDisk",
                 plural: "vmdisks",
                 chart: "apps-vm-disk",
-                schema: &v1_5_4_apps_vm_disk::SCHEMA,
-                defaults: v1_5_4_apps_vm_disk::DEFAULTS,
+                schema: &v1_6_2_apps_vm_disk::SCHEMA,
+                defaults: v1_6_2_apps_vm_disk::DEFAULTS,
                 immutable: &["spec.storageClass"],
             },
             App {
                 kind: "VMInstance",
                 plural: "vminstances",
                 chart: "apps-vm-instance",
-                schema: &v1_5_4_apps_vm_instance::SCHEMA,
-                defaults: v1_5_4_apps_vm_instance::DEFAULTS,
+                schema: &v1_6_2_apps_vm_instance::SCHEMA,
+                defaults: v1_6_2_apps_vm_instance::DEFAULTS,
                 immutable: &[],
             },
             App {
                 kind: "VPN",
                 plural: "vpns",
                 chart: "apps-vpn",
-                schema: &v1_5_4_apps_vpn::SCHEMA,
-                defaults: v1_5_4_apps_vpn::DEFAULTS,
+                schema: &v1_6_2_apps_vpn::SCHEMA,
+                defaults: v1_6_2_apps_vpn::DEFAULTS,
                 immutable: &[],
             },
             App {
                 kind: "VirtualPrivateCloud",
                 plural: "virtualprivateclouds",
                 chart: "apps-vpc",
-                schema: &v1_5_4_apps_vpc::SCHEMA,
-                defaults: v1_5_4_apps_vpc::DEFAULTS,
+                schema: &v1_6_2_apps_vpc::SCHEMA,
+                defaults: v1_6_2_apps_vpc::DEFAULTS,
                 immutable: &[],
             },
         ],
@@ -641,59 +641,9 @@ mod v1_6_2_apps_vpn {
     include!("v1.6.2/apps-vpn.rs");
 }
 
-mod v1_5_4_extra_bootbox {
-    use super::{Json, Schema};
-    include!("v1.5.4/extra-bootbox.rs");
-}
-
-mod v1_5_4_apps_bucket {
-    use super::{Additional, Json, Schema};
-    include!("v1.5.4/apps-bucket.rs");
-}
-
-mod v1_5_4_apps_clickhouse {
-    use super::{Additional, Json, Schema};
-    include!("v1.5.4/apps-clickhouse.rs");
-}
-
 mod v1_5_4_extra_etcd {
     use super::{Json, Schema};
     include!("v1.5.4/extra-etcd.rs");
-}
-
-mod v1_5_4_extra_external_dns {
-    use super::{Json, Schema};
-    include!("v1.5.4/extra-external-dns.rs");
-}
-
-mod v1_5_4_apps_foundationdb {
-    use super::{Json, Schema};
-    include!("v1.5.4/apps-foundationdb.rs");
-}
-
-mod v1_5_4_apps_harbor {
-    use super::{Json, Schema};
-    include!("v1.5.4/apps-harbor.rs");
-}
-
-mod v1_5_4_apps_http_cache {
-    use super::{Json, Schema};
-    include!("v1.5.4/apps-http-cache.rs");
-}
-
-mod v1_5_4_extra_info {
-    use super::{Json, Schema};
-    include!("v1.5.4/extra-info.rs");
-}
-
-mod v1_5_4_extra_ingress {
-    use super::{Json, Schema};
-    include!("v1.5.4/extra-ingress.rs");
-}
-
-mod v1_5_4_apps_kafka {
-    use super::{Json, Schema};
-    include!("v1.5.4/apps-kafka.rs");
 }
 
 mod v1_5_4_apps_kubernetes {
@@ -701,87 +651,7 @@ mod v1_5_4_apps_kubernetes {
     include!("v1.5.4/apps-kubernetes.rs");
 }
 
-mod v1_5_4_apps_mariadb {
-    use super::{Additional, Json, Schema};
-    include!("v1.5.4/apps-mariadb.rs");
-}
-
-mod v1_5_4_apps_mongodb {
-    use super::{Additional, Json, Schema};
-    include!("v1.5.4/apps-mongodb.rs");
-}
-
 mod v1_5_4_extra_monitoring {
     use super::{Json, Schema};
     include!("v1.5.4/extra-monitoring.rs");
-}
-
-mod v1_5_4_apps_nats {
-    use super::{Additional, Json, Schema};
-    include!("v1.5.4/apps-nats.rs");
-}
-
-mod v1_5_4_apps_openbao {
-    use super::{Json, Schema};
-    include!("v1.5.4/apps-openbao.rs");
-}
-
-mod v1_5_4_apps_opensearch {
-    use super::{Additional, Json, Schema};
-    include!("v1.5.4/apps-opensearch.rs");
-}
-
-mod v1_5_4_apps_postgres {
-    use super::{Additional, Json, Schema};
-    include!("v1.5.4/apps-postgres.rs");
-}
-
-mod v1_5_4_apps_qdrant {
-    use super::{Json, Schema};
-    include!("v1.5.4/apps-qdrant.rs");
-}
-
-mod v1_5_4_apps_rabbitmq {
-    use super::{Additional, Json, Schema};
-    include!("v1.5.4/apps-rabbitmq.rs");
-}
-
-mod v1_5_4_apps_redis {
-    use super::{Json, Schema};
-    include!("v1.5.4/apps-redis.rs");
-}
-
-mod v1_5_4_extra_seaweedfs {
-    use super::{Additional, Json, Schema};
-    include!("v1.5.4/extra-seaweedfs.rs");
-}
-
-mod v1_5_4_apps_tcp_balancer {
-    use super::{Json, Schema};
-    include!("v1.5.4/apps-tcp-balancer.rs");
-}
-
-mod v1_5_4_apps_tenant {
-    use super::{Additional, Json, Schema};
-    include!("v1.5.4/apps-tenant.rs");
-}
-
-mod v1_5_4_apps_vpc {
-    use super::{Json, Schema};
-    include!("v1.5.4/apps-vpc.rs");
-}
-
-mod v1_5_4_apps_vm_disk {
-    use super::{Json, Schema};
-    include!("v1.5.4/apps-vm-disk.rs");
-}
-
-mod v1_5_4_apps_vm_instance {
-    use super::{Json, Schema};
-    include!("v1.5.4/apps-vm-instance.rs");
-}
-
-mod v1_5_4_apps_vpn {
-    use super::{Additional, Json, Schema};
-    include!("v1.5.4/apps-vpn.rs");
 }

@@ -7,7 +7,8 @@
 //!   keeping of each object only the subtrees the rule reads ([`Reads`]);
 //! - [`field`]: every value a rule reads, addressed by the path that
 //!   messages quote;
-//! - [`verdict`] and [`warnings`]: findings, refusals and the SDK's
+//! - [`rule`]: stable rule ids and each policy's catalogue of them;
+//! - [`verdict`] and [`warnings`]: findings tagged with their rule, refusals and the SDK's
 //!   response, with warnings fitted to what the API server passes on;
 //! - [`settings`]: exact settings validation and exemptions;
 //! - [`catalogue`] and [`validators`]: platform facts and Kubernetes syntax;

@@ -37,6 +37,8 @@ run_case() {
   message=$(jq -r '.status.message // ""' <<<"$response")
   warnings=$(jq -r '(.warnings // [])[]' <<<"$response")
   code=$(jq -r '.status.code // ""' <<<"$response")
+  expect_tags "$warnings"
+  [ "$allowed" = true ] || expect_tags "$message"
   case $result in
     pass)
       [ "$allowed" = true ] || fail "expected allowed, got: $response"
@@ -62,6 +64,21 @@ run_case() {
   if [ -n "$expected_code" ] && [ "$code" != "$expected_code" ]; then
     fail "expected code $expected_code, got: $response"
   fi
+}
+
+# expect_tags TEXT: every line of TEXT starts with the tag of a rule the
+# policy's README lists (`[<policy>/<rule>] `, `<a id="rule-<rule>"></a>`).
+expect_tags() {
+  local text=$1 line id tag="^\\[$policy/([a-z0-9-]+)\\] "
+  while IFS= read -r line; do
+    [ -n "$line" ] || continue
+    [[ "$line" =~ $tag ]] || { fail "no [$policy/<rule>] tag: $line"; return 1; }
+    id=${BASH_REMATCH[1]}
+    grep -qF "<a id=\"rule-$id\"></a>" "$E2E_ROOT/policies/$policy/README.md" || {
+      fail "rule $id is not in the Rules table of policies/$policy/README.md: $line"
+      return 1
+    }
+  done <<<"$text"
 }
 
 # expect_fragments KEY TEXT: every fragment listed under KEY in expect.json

@@ -29,7 +29,7 @@ fn main() {
         let path = path.canonicalize().unwrap_or(path);
         let _ = writeln!(
             entries,
-            "        crate::entry::<{krate}::Settings>({name:?}, {path:?}, {krate}::READS, {krate}::evaluate),",
+            "        crate::entry::<{krate}::Settings>({name:?}, {path:?}, {krate}::RULES, {krate}::READS, {krate}::evaluate),",
             path = path.display().to_string(),
         );
     }

@@ -35,6 +35,7 @@ use serde_json::Value;
 use crate::admission::{AdmissionRequest, AdmissionResponse};
 use crate::capabilities::HostCapabilities;
 use crate::replay::{CapabilityRequest, Session, SessionEntry};
+use crate::rules::KnownRules;
 
 /// What a case expects.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -186,9 +187,14 @@ impl Case {
         AdmissionRequest::from_value(self.request.clone()).map_err(|e| e.to_string())
     }
 
-    /// Runs the case through `policy` as `runner` would; `Err` says what
-    /// differed.
-    pub fn run(&self, runner: Runner, policy: &dyn Evaluator) -> Result<(), String> {
+    /// Runs the case through `policy` as `runner` would, its findings
+    /// tagged with `rules`; `Err` says what differed.
+    pub fn run(
+        &self,
+        runner: Runner,
+        policy: &dyn Evaluator,
+        rules: &KnownRules,
+    ) -> Result<(), String> {
         let expect = self.expectation(runner);
         let settings = match &self.settings {
             Value::Null => Value::Object(Default::default()),
@@ -226,7 +232,12 @@ impl Case {
                 evaluation.unused_exchanges
             ));
         }
-        judge(expect, &evaluation.response, policy.matches(&request))
+        judge(
+            expect,
+            &evaluation.response,
+            policy.matches(&request),
+            rules,
+        )
     }
 }
 
@@ -265,14 +276,17 @@ pub trait Evaluator {
 
 /// Whether `response` is what `expect` says; `matches_rules` tells whether
 /// the policy's rules match the request (a `skip` case must not). Every
-/// response's warnings must also fit what the API server passes on.
+/// response's warnings must also fit what the API server passes on, and
+/// every message line and warning must carry the tag of one of `rules`.
 pub fn judge(
     expect: &Expectation,
     response: &AdmissionResponse,
     matches_rules: bool,
+    rules: &KnownRules,
 ) -> Result<(), String> {
     let warnings = response.warnings();
     check_warning_limits(warnings)?;
+    rules.check(response)?;
     let message = response.message().unwrap_or_default();
     let describe = || {
         format!(
@@ -460,6 +474,13 @@ mod tests {
         .unwrap()
     }
 
+    fn rules() -> KnownRules {
+        KnownRules {
+            policy: "p".to_owned(),
+            ids: ["r".to_owned()].into(),
+        }
+    }
+
     fn response(allowed: bool, message: Option<&str>, warnings: &[&str]) -> AdmissionResponse {
         AdmissionResponse {
             uid: "u".into(),
@@ -517,19 +538,20 @@ mod tests {
         let warn = case("warn", &[]);
         let mut expect = warn.expect.clone();
         expect.warnings = vec!["w".to_owned()];
-        assert!(judge(&expect, &response(true, None, &["w"]), true).is_ok());
+        assert!(judge(&expect, &response(true, None, &["[p/r] w"]), true, &rules()).is_ok());
         let long = "w".repeat(257);
-        assert!(judge(&expect, &response(true, None, &[&long]), true).is_err());
+        assert!(judge(&expect, &response(true, None, &[&long]), true, &rules()).is_err());
         assert!(
             judge(
                 &expect,
                 &response(true, None, &["w\nStack backtrace"]),
-                true
+                true,
+                &rules()
             )
             .is_err()
         );
         let many = ["w"; 11];
-        assert!(judge(&expect, &response(true, None, &many), true).is_err());
+        assert!(judge(&expect, &response(true, None, &many), true, &rules()).is_err());
     }
 
     #[test]
@@ -538,19 +560,36 @@ mod tests {
         assert!(
             judge(
                 &fail.expect,
-                &response(false, Some("Deletion blocked"), &[]),
-                true
+                &response(false, Some("[p/r] Deletion blocked"), &[]),
+                true,
+                &rules()
             )
             .is_ok()
         );
-        assert!(judge(&fail.expect, &response(false, Some("other"), &[]), true).is_err());
-        assert!(judge(&fail.expect, &response(true, None, &[]), true).is_err());
+        assert!(
+            judge(
+                &fail.expect,
+                &response(false, Some("other"), &[]),
+                true,
+                &rules()
+            )
+            .is_err()
+        );
+        assert!(judge(&fail.expect, &response(true, None, &[]), true, &rules()).is_err());
         let pass = case("pass", &[]);
-        assert!(judge(&pass.expect, &response(true, None, &[]), true).is_ok());
-        assert!(judge(&pass.expect, &response(true, None, &["w"]), true).is_err());
-        assert!(judge(&pass.expect, &response(true, None, &[]), false).is_err());
+        assert!(judge(&pass.expect, &response(true, None, &[]), true, &rules()).is_ok());
+        assert!(
+            judge(
+                &pass.expect,
+                &response(true, None, &["[p/r] w"]),
+                true,
+                &rules()
+            )
+            .is_err()
+        );
+        assert!(judge(&pass.expect, &response(true, None, &[]), false, &rules()).is_err());
         let skip = case("skip", &[]);
-        assert!(judge(&skip.expect, &response(true, None, &[]), false).is_ok());
-        assert!(judge(&skip.expect, &response(true, None, &[]), true).is_err());
+        assert!(judge(&skip.expect, &response(true, None, &[]), false, &rules()).is_ok());
+        assert!(judge(&skip.expect, &response(true, None, &[]), true, &rules()).is_err());
     }
 }

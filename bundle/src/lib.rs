@@ -8,7 +8,8 @@
 //!   responses as policy-server exchanges them, kwctl's recorded sessions,
 //!   and how host calls are answered from them;
 //! - [`native`]: every case of a policy against its rule function, without
-//!   wasm.
+//!   wasm;
+//! - [`rules`]: the rule ids a policy's findings may carry.
 
 pub mod admission;
 pub mod capabilities;
@@ -16,6 +17,7 @@ pub mod case;
 pub mod metadata;
 pub mod native;
 pub mod replay;
+pub mod rules;
 pub mod wasm_sections;
 pub mod yaml;
 

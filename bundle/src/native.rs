@@ -10,7 +10,7 @@
 //!
 //! ```ignore
 //! fn main() {
-//!     bundle::native::main::<no_delete::Settings>(env!("CARGO_MANIFEST_DIR"), no_delete::READS, no_delete::evaluate);
+//!     bundle::native::main::<no_delete::Settings>(env!("CARGO_MANIFEST_DIR"), no_delete::RULES, no_delete::READS, no_delete::evaluate);
 //! }
 //! ```
 
@@ -24,12 +24,13 @@ use libtest_mimic::{Arguments, Failed, Trial};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use shared::lookup::{Cluster, GetResource, ListAll, ListByNamespace, LookupError};
-use shared::{FieldError, Reading, Request, Validatable, Verdict};
+use shared::{Catalogue, FieldError, Reading, Request, Validatable, Verdict};
 
 use crate::admission::{AdmissionRequest, AdmissionResponse};
 use crate::capabilities::{HostCalls, HostCapabilities};
 use crate::case::{Case, Evaluation, Evaluator, Runner, case_files};
 use crate::metadata::Metadata;
+use crate::rules::{KnownRules, documented};
 
 /// A policy's rule, as its crate exports it.
 pub type Rule<S> = fn(&Request<'_>, &S) -> Result<Verdict, FieldError>;
@@ -37,14 +38,21 @@ pub type Rule<S> = fn(&Request<'_>, &S) -> Result<Verdict, FieldError>;
 /// A policy crate's rule, settings and metadata, evaluated natively.
 pub struct Native<S> {
     name: String,
+    catalogue: Catalogue,
     reading: Reading,
     rule: Rule<S>,
     metadata: Metadata,
 }
 
 impl<S> Native<S> {
-    /// The policy in the crate at `dir` (its `metadata.yml` is read there).
-    pub fn new(dir: &Path, reading: Reading, rule: Rule<S>) -> Result<Self, String> {
+    /// The policy in the crate at `dir` (its `metadata.yml` is read there),
+    /// its rules declared in `catalogue`.
+    pub fn new(
+        dir: &Path,
+        catalogue: Catalogue,
+        reading: Reading,
+        rule: Rule<S>,
+    ) -> Result<Self, String> {
         let name = dir
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -53,6 +61,7 @@ impl<S> Native<S> {
             Metadata::from_yaml_file(&dir.join("metadata.yml")).map_err(|e| e.to_string())?;
         Ok(Self {
             name,
+            catalogue,
             reading,
             rule,
             metadata,
@@ -119,8 +128,13 @@ impl<S: DeserializeOwned + Default + Validatable> Evaluator for Native<S> {
         let payload = serde_json::json!({"request": request, "settings": settings});
         let response = match serde_json::to_vec(&payload) {
             Ok(payload) => {
-                let answer =
-                    shared::validate::<S, _>(&payload, self.reading, &Replay(&calls), self.rule);
+                let answer = shared::validate::<S, _>(
+                    self.catalogue.policy,
+                    &payload,
+                    self.reading,
+                    &Replay(&calls),
+                    self.rule,
+                );
                 admission_response(&request.uid, answer)
             }
             Err(e) => AdmissionResponse::internal_server_error(&request.uid, &e.to_string()),
@@ -155,34 +169,40 @@ fn admission_response(
 }
 
 /// The test binary of a policy crate: one named test per case file under
-/// `<manifest_dir>/tests/cases`, judged as under our host.
-pub fn main<S>(manifest_dir: &str, reading: Reading, rule: Rule<S>)
+/// `<manifest_dir>/tests/cases`, judged as under our host (every finding
+/// tagged with a rule of `catalogue`), and `rules-documented`: the README's
+/// "Rules" table lists exactly the catalogue.
+pub fn main<S>(manifest_dir: &str, catalogue: Catalogue, reading: Reading, rule: Rule<S>)
 where
     S: DeserializeOwned + Default + Validatable + 'static,
 {
     let args = Arguments::from_args();
     let dir = Path::new(manifest_dir);
     let trials = match (
-        Native::new(dir, reading, rule),
+        Native::new(dir, catalogue, reading, rule),
         case_files(&dir.join("tests/cases")),
     ) {
         (Ok(policy), Ok(files)) => {
             let policy = Arc::new(policy);
-            files
-                .into_iter()
-                .map(|file| {
-                    let policy = Arc::clone(&policy);
-                    let name = file
-                        .file_stem()
-                        .map(|s| s.to_string_lossy().into_owned())
-                        .unwrap_or_default();
-                    Trial::test(name, move || {
-                        let case = Case::load(&file).map_err(|e| Failed::from(e.to_string()))?;
-                        case.run(Runner::Host, policy.as_ref())
-                            .map_err(|e| Failed::from(format!("{}: {e}", case.description)))
-                    })
+            let known = Arc::new(KnownRules::from_catalogue(&catalogue));
+            let readme_dir = dir.to_path_buf();
+            let mut trials = vec![Trial::test("rules-documented", move || {
+                documented(&catalogue, &readme_dir).map_err(Failed::from)
+            })];
+            trials.extend(files.into_iter().map(|file| {
+                let policy = Arc::clone(&policy);
+                let known = Arc::clone(&known);
+                let name = file
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                Trial::test(name, move || {
+                    let case = Case::load(&file).map_err(|e| Failed::from(e.to_string()))?;
+                    case.run(Runner::Host, policy.as_ref(), &known)
+                        .map_err(|e| Failed::from(format!("{}: {e}", case.description)))
                 })
-                .collect()
+            }));
+            trials
         }
         (Err(error), _) => vec![Trial::test("metadata", move || Err(error.into()))],
         (_, Err(error)) => {

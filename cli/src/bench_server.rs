@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use bundle::case::{Runner, benchmark_case, judge};
+use bundle::rules::KnownRules;
 use host::Metadata;
 use host::policy_server::{
     PolicyEntry, PolicyServer, ServerConfig, admission_review, find_program,
@@ -220,10 +221,12 @@ pub fn measure(policies: &[PolicyDir], setup: &Setup, load: &Load) -> Result<Rep
         let response = answer.response().map_err(anyhow::Error::msg)?;
         let request = case.admission_request().map_err(anyhow::Error::msg)?;
         let matches_rules = policy.metadata()?.matches(&request);
+        let known = KnownRules::load(&policy.dir).map_err(anyhow::Error::msg)?;
         judge(
             case.expectation(Runner::PolicyServer),
             &response,
             matches_rules,
+            &known,
         )
         .map_err(|e| {
             anyhow::anyhow!(

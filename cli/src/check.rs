@@ -8,7 +8,7 @@ use bundle::Operation;
 use host::{HostCapabilities, Policy, PolicyModule};
 use serde::Serialize;
 use serde_json::Value;
-use shared::Finding;
+use shared::{Finding, ParsedLine};
 
 use crate::manifests::{self, Change};
 
@@ -25,6 +25,9 @@ pub enum Severity {
 #[serde(rename_all = "camelCase")]
 pub struct Report {
     pub policy: String,
+    /// The finding's rule, `<policy>/<rule>` as its tag says (empty for a
+    /// line without one).
+    pub rule: String,
     pub severity: Severity,
     pub operation: Operation,
     pub api_version: String,
@@ -89,8 +92,9 @@ impl Bundle {
                 }
                 let evaluation = policy.evaluate(&change.request, HostCapabilities::offline());
                 let response = evaluation.response;
-                let report = |severity, finding: Finding| Report {
+                let report = |severity, finding: ParsedLine| Report {
                     policy: module.name().to_owned(),
+                    rule: finding.rule.unwrap_or_default(),
                     severity,
                     operation: change.operation,
                     api_version: change.key.api_version(),
@@ -167,9 +171,14 @@ pub fn render_text(reports: &[Report], changes: &[Change]) -> String {
         } else {
             report.field.as_str()
         };
+        let rule = if report.rule.is_empty() {
+            report.policy.as_str()
+        } else {
+            report.rule.as_str()
+        };
         out.push_str(&format!(
-            "  {mark} {} {field}\n      {}\n",
-            report.policy, report.message
+            "  {mark} {rule} {field}\n      {}\n",
+            report.message
         ));
     }
     let violations = reports

@@ -82,6 +82,18 @@ fn the_example_change_shows_each_rule_and_fails() {
     assert_eq!(violation["namespace"], "tenant-foo");
     assert_eq!(violation["apiVersion"], "apps.cozystack.io/v1alpha1");
     assert_eq!(violation["code"], 422);
+    assert_eq!(
+        violation["rule"],
+        "storageclass-immutable/storage-class-changed"
+    );
+    assert_eq!(violation["field"], "spec.storageClass");
+    assert!(
+        violation["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("storageClass is immutable"),
+        "the tag and the field are not part of the message: {violation}"
+    );
     assert!(
         violation["file"]
             .as_str()
@@ -106,12 +118,12 @@ fn one_tree_is_all_creates_like_audit_scanner() {
 }
 
 #[test]
-fn text_output_names_policy_object_field_and_message() {
+fn text_output_names_rule_object_field_and_message() {
     let output = cli(&["check", "--old", "examples/before", "examples/after"]);
     let text = String::from_utf8_lossy(&output.stdout);
     assert!(text.contains("UPDATE Postgres tenant-foo/db"), "{text}");
     assert!(
-        text.contains("✗ storageclass-immutable spec.storageClass"),
+        text.contains("✗ storageclass-immutable/storage-class-changed spec.storageClass"),
         "{text}"
     );
     assert!(

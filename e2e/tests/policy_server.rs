@@ -19,6 +19,7 @@ use std::sync::Arc;
 
 use bundle::Metadata;
 use bundle::case::{Outcome, Runner, judge};
+use bundle::rules::KnownRules;
 use e2e::PolicyCase;
 use host::policy_server::{
     PolicyEntry, PolicyMode, PolicyServer, ServerConfig, ServerError, admission_review,
@@ -43,6 +44,8 @@ struct Suite {
     /// Policy id of each (policy, settings) pair among the cases.
     case_ids: BTreeMap<(String, String), String>,
     metadata: BTreeMap<String, Metadata>,
+    /// The rule ids each policy's README documents.
+    rules: BTreeMap<String, KnownRules>,
     deployed: BTreeMap<String, Deployed>,
 }
 
@@ -131,7 +134,12 @@ fn start(
     let mut policies = BTreeMap::new();
     let mut case_ids = BTreeMap::new();
     let mut metadata = BTreeMap::new();
+    let mut rules = BTreeMap::new();
     for case in cases.iter().filter(|c| !is_refused_at_start_up(c)) {
+        if !rules.contains_key(&case.policy) {
+            let known = KnownRules::load(&e2e::root().join("policies").join(&case.policy))?;
+            rules.insert(case.policy.clone(), known);
+        }
         if !metadata.contains_key(&case.policy) {
             let module = e2e::module(&case.policy);
             let bytes = std::fs::read(&module)
@@ -192,6 +200,7 @@ fn start(
         server,
         case_ids,
         metadata,
+        rules,
         deployed: shipped,
     })
 }
@@ -223,6 +232,13 @@ fn matches_rules(suite: &Suite, case: &PolicyCase) -> Result<bool, Failed> {
         .is_none_or(|m| m.matches(&request)))
 }
 
+fn known_rules<'s>(suite: &'s Suite, case: &PolicyCase) -> Result<&'s KnownRules, Failed> {
+    Ok(suite
+        .rules
+        .get(&case.policy)
+        .ok_or_else(|| format!("no README rules of {}", case.policy))?)
+}
+
 fn judged(suite: &Suite, case: &PolicyCase) -> Result<(), Failed> {
     let key = (case.policy.clone(), settings_key(&case.settings()));
     let id = suite.case_ids.get(&key).ok_or("no policy id")?;
@@ -231,6 +247,7 @@ fn judged(suite: &Suite, case: &PolicyCase) -> Result<(), Failed> {
         case.case.expectation(Runner::PolicyServer),
         &response,
         matches_rules(suite, case)?,
+        known_rules(suite, case)?,
     )
     .map_err(|e| format!("{}: {e}", case.case.description).into())
 }
@@ -342,6 +359,7 @@ fn protect_judges(suite: &Suite, cases: &[PolicyCase], policy: &str) -> Result<(
             case.case.expectation(Runner::PolicyServer),
             &response,
             matches_rules(suite, case)?,
+            known_rules(suite, case)?,
         )
         .map_err(|e| format!("{}: {e}", case.id()))?;
     }

@@ -64,6 +64,7 @@ pub trait Policy: Send + Sync {
 
 struct Entry<S> {
     name: &'static str,
+    catalogue: shared::Catalogue,
     dir: PathBuf,
     reading: Reading,
     rule: Rule<S>,
@@ -74,6 +75,7 @@ struct Entry<S> {
 pub fn entry<S>(
     name: &'static str,
     dir: &'static str,
+    catalogue: shared::Catalogue,
     reading: Reading,
     rule: Rule<S>,
 ) -> Box<dyn Policy>
@@ -81,10 +83,11 @@ where
     S: serde::de::DeserializeOwned + Default + Validatable + 'static,
 {
     let dir = PathBuf::from(dir);
-    let native = Native::new(&dir, reading, rule)
+    let native = Native::new(&dir, catalogue, reading, rule)
         .unwrap_or_else(|e| panic!("{name}: cannot read its metadata: {e}"));
     Box::new(Entry {
         name,
+        catalogue,
         dir,
         reading,
         rule,
@@ -106,7 +109,13 @@ where
         &self.native
     }
     fn validate(&self, payload: &[u8], cluster: &dyn Cluster) -> CallResult {
-        shared::validate::<S, _>(payload, self.reading, cluster, self.rule)
+        shared::validate::<S, _>(
+            self.catalogue.policy,
+            payload,
+            self.reading,
+            cluster,
+            self.rule,
+        )
     }
     fn validate_settings(&self, payload: &[u8]) -> CallResult {
         shared::settings::validate_settings::<S>(self.name, payload)

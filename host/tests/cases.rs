@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use bundle::case::{Case, Runner, case_files};
+use bundle::rules::KnownRules;
 use common::{load_module, workspace_root};
 use libtest_mimic::{Arguments, Failed, Trial};
 
@@ -19,7 +20,7 @@ fn main() {
     let args = Arguments::from_args();
     let root = workspace_root();
     let mut trials = Vec::new();
-    let mut policies: BTreeMap<String, Vec<PathBuf>> = BTreeMap::new();
+    let mut policies: BTreeMap<String, (PathBuf, Vec<PathBuf>)> = BTreeMap::new();
     let policy_dirs = std::fs::read_dir(root.join("policies")).map(|dirs| {
         dirs.filter_map(Result::ok)
             .map(|d| d.path())
@@ -31,13 +32,14 @@ fn main() {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        policies.insert(
-            name,
-            case_files(&dir.join("tests/cases")).unwrap_or_default(),
-        );
+        let files = case_files(&dir.join("tests/cases")).unwrap_or_default();
+        policies.insert(name, (dir, files));
     }
-    for (policy, files) in policies {
+    for (policy, (dir, files)) in policies {
         let module = Arc::new(load_module(&root, &policy));
+        // The README's Rules table: the policy's native test holds it equal
+        // to the catalogue in code.
+        let known = Arc::new(KnownRules::load(&dir));
         if files.is_empty() {
             trials.push(Trial::test(format!("{policy}/has-cases"), || {
                 Err("no cases".into())
@@ -49,13 +51,18 @@ fn main() {
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default();
             let module = Arc::clone(&module);
+            let known = Arc::clone(&known);
             trials.push(Trial::test(format!("{policy}/{stem}"), move || {
                 let module = module
                     .as_ref()
                     .as_ref()
                     .map_err(|e| Failed::from(e.as_str()))?;
+                let known = known
+                    .as_ref()
+                    .as_ref()
+                    .map_err(|e| Failed::from(e.as_str()))?;
                 let case = Case::load(&file).map_err(|e| Failed::from(e.to_string()))?;
-                case.run(Runner::Host, module)
+                case.run(Runner::Host, module, known)
                     .map_err(|e| Failed::from(format!("{}: {e}", case.description)))
             }));
         }

@@ -7,7 +7,8 @@
 //!   keeping of each object only the subtrees the rule reads ([`Reads`]);
 //! - [`field`]: every value a rule reads, addressed by the path that
 //!   messages quote;
-//! - [`verdict`] and [`warnings`]: findings, refusals and the SDK's
+//! - [`rule`]: stable rule ids and each policy's catalogue of them;
+//! - [`verdict`] and [`warnings`]: findings tagged with their rule, refusals and the SDK's
 //!   response, with warnings fitted to what the API server passes on;
 //! - [`settings`]: exact settings validation and exemptions;
 //! - [`catalogue`] and [`validators`]: platform facts and Kubernetes syntax;
@@ -20,6 +21,7 @@ pub mod catalogue;
 pub mod field;
 pub mod lookup;
 pub mod request;
+pub mod rule;
 mod select;
 pub mod settings;
 pub mod validators;
@@ -31,22 +33,24 @@ pub use kubewarden_policy_sdk as sdk;
 pub use kubewarden_policy_sdk::settings::Validatable;
 pub use lookup::Cluster;
 pub use request::{Operation, Request, User};
+pub use rule::{Catalogue, Level, Rule};
 pub use select::{Reading, Reads};
 pub use serde_json::Value;
 pub use settings::Exemptions;
-pub use verdict::{Finding, Refusal, Review, Verdict};
+pub use verdict::{Finding, ParsedLine, Refusal, Review, Verdict};
 
 use kubewarden_policy_sdk::wapc_guest::CallResult;
 use serde::de::DeserializeOwned;
 
-/// Runs `rule` over a `validate` payload, reading of the objects what
-/// `reading` says and sending cluster reads to `cluster`.
+/// Runs `rule` of `policy` over a `validate` payload, reading of the
+/// objects what `reading` says and sending cluster reads to `cluster`.
 ///
 /// A payload that is not an admission request, or a rule that stops on a
 /// malformed field, is a 400 rejection naming the field. Settings were
 /// validated when the policy-server started; if they no longer decode, that
 /// is a host fault and surfaces as an error (500).
 pub fn validate<S, R>(
+    policy: &'static str,
     payload: &[u8],
     reading: Reading,
     cluster: &dyn Cluster,
@@ -59,7 +63,9 @@ where
     let parsed = match request::read(payload, reading, cluster) {
         Ok(parsed) => parsed,
         Err(error) => {
-            return Verdict::malformed(Finding::new(FieldPath::root(), error.0)).into_response();
+            let rule = Rule::malformed_request(policy);
+            return Verdict::malformed(Finding::new(rule, FieldPath::root(), error.0))
+                .into_response();
         }
     };
     let settings: S = match parsed.settings {
@@ -69,7 +75,7 @@ where
     };
     match rule(&parsed.request, &settings) {
         Ok(verdict) => verdict.into_response(),
-        Err(error) => Verdict::malformed_field(&error).into_response(),
+        Err(error) => Verdict::malformed_field(policy, &error).into_response(),
     }
 }
 
@@ -92,7 +98,13 @@ macro_rules! policy {
             use super::*;
 
             fn validate(payload: &[u8]) -> $crate::sdk::wapc_guest::CallResult {
-                $crate::validate::<$settings, _>(payload, $reads, &$crate::lookup::Host, $rule)
+                $crate::validate::<$settings, _>(
+                    env!("CARGO_PKG_NAME"),
+                    payload,
+                    $reads,
+                    &$crate::lookup::Host,
+                    $rule,
+                )
             }
 
             fn validate_settings(payload: &[u8]) -> $crate::sdk::wapc_guest::CallResult {

@@ -2,9 +2,10 @@
 //!
 //! A rule collects [`Finding`]s in a [`Review`]: violations reject the
 //! request, warnings travel with it either way. Each finding reads
-//! `<field path>: <problem and fix>`; several violations are one message,
-//! one per line, so a person reads them in `kubectl` output and a tool can
-//! split them again ([`Finding::parse_line`]).
+//! `[<policy>/<rule>] <field path>: <problem and fix>`; several violations
+//! are one message, one per line, so a person reads them in `kubectl`
+//! output and a tool can split them again ([`Finding::parse_line`]). The
+//! tag leads so that cutting a long warning never cuts it.
 
 use std::fmt;
 
@@ -12,42 +13,80 @@ use kubewarden_policy_sdk::response::ValidationResponse;
 use kubewarden_policy_sdk::wapc_guest::CallResult;
 
 use crate::field::{FieldError, FieldPath};
+use crate::rule::Rule;
 
-/// One problem at one place.
+/// One problem at one place, found by one rule.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
+    pub rule: Rule,
+    pub path: FieldPath,
+    pub message: String,
+}
+
+/// A line of a message (or a warning) read back: the rule id of its tag
+/// (`<policy>/<rule>`, `None` for a line without one), its field and text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParsedLine {
+    pub rule: Option<String>,
     pub path: FieldPath,
     pub message: String,
 }
 
 impl Finding {
-    /// A finding at `path`.
-    pub fn new(path: FieldPath, message: impl Into<String>) -> Self {
+    /// A finding of `rule` at `path`.
+    pub fn new(rule: Rule, path: FieldPath, message: impl Into<String>) -> Self {
         Self {
+            rule,
             path,
             message: message.into(),
         }
     }
 
-    /// Reads back one line of a message (or one warning): the path before
-    /// the first `": "` that reads as a path, otherwise a finding about the
-    /// whole object.
-    pub fn parse_line(line: &str) -> Finding {
-        for (at, _) in line.match_indices(": ") {
-            let head = line.get(..at).unwrap_or_default();
+    /// Reads back one line of a message (or one warning): the tag, then
+    /// the path before the first `": "` that reads as a path, otherwise a
+    /// finding about the whole object.
+    pub fn parse_line(line: &str) -> ParsedLine {
+        let (rule, rest) = match split_tag(line) {
+            Some((tag, rest)) => (Some(tag.to_owned()), rest),
+            None => (None, line),
+        };
+        for (at, _) in rest.match_indices(": ") {
+            let head = rest.get(..at).unwrap_or_default();
             if let Some(path) = FieldPath::parse_rendered(head) {
-                let tail = line.get(at + 2..).unwrap_or_default();
-                return Finding::new(path, tail);
+                let tail = rest.get(at + 2..).unwrap_or_default();
+                return ParsedLine {
+                    rule,
+                    path,
+                    message: tail.to_owned(),
+                };
             }
         }
-        Finding::new(FieldPath::root(), line)
+        ParsedLine {
+            rule,
+            path: FieldPath::root(),
+            message: rest.to_owned(),
+        }
     }
 }
 
+/// `[<policy>/<rule>] rest` split into `<policy>/<rule>` and `rest`; `None`
+/// when the line does not start with such a tag.
+fn split_tag(line: &str) -> Option<(&str, &str)> {
+    let (tag, rest) = line.strip_prefix('[')?.split_once("] ")?;
+    let (policy, id) = tag.split_once('/')?;
+    let kebab = |s: &str| {
+        !s.is_empty()
+            && s.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    };
+    (kebab(policy) && kebab(id)).then_some((tag, rest))
+}
+
 impl fmt::Display for Finding {
-    /// `<path>: <message>` (or the bare message for the whole object), on
-    /// one line: control characters become spaces.
+    /// `[<policy>/<rule>] <path>: <message>` (without the path for the
+    /// whole object), on one line: control characters become spaces.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "[{}/{}] ", self.rule.policy, self.rule.id)?;
         if !self.path.is_root() {
             write!(f, "{}: ", self.path)?;
         }
@@ -116,12 +155,16 @@ impl Verdict {
         }
     }
 
-    /// Rejected because a field has the wrong shape.
-    pub fn malformed_field(error: &FieldError) -> Self {
+    /// Rejected because a field of `policy`'s subject has the wrong shape.
+    pub fn malformed_field(policy: &'static str, error: &FieldError) -> Self {
+        let rule = match error {
+            FieldError::WrongType { .. } => Rule::wrong_type(policy),
+            FieldError::Missing { .. } => Rule::missing_field(policy),
+        };
         Self::malformed(if error.path().is_root() {
-            Finding::new(FieldPath::root(), error.to_string())
+            Finding::new(rule, FieldPath::root(), error.to_string())
         } else {
-            Finding::new(error.path().clone(), error.problem())
+            Finding::new(rule, error.path().clone(), error.problem())
         })
     }
 
@@ -145,9 +188,14 @@ impl Verdict {
     }
 
     /// Warnings as the API server passes them on ([`crate::warnings::fit`]).
+    /// The closing "N more" warning carries the policy's `more-warnings`
+    /// tag, like every other warning.
     pub fn warnings(&self) -> Vec<String> {
         let (Verdict::Allow { warnings } | Verdict::Deny { warnings, .. }) = self;
-        crate::warnings::fit(warnings.iter().map(Finding::to_string))
+        let summary_tag = warnings.first().map_or_else(String::new, |first| {
+            format!("[{}] ", Rule::more_warnings(first.rule.policy).tag())
+        });
+        crate::warnings::fit(warnings.iter().map(Finding::to_string), &summary_tag)
     }
 
     /// The SDK's response for this verdict.
@@ -168,6 +216,9 @@ impl Verdict {
     }
 }
 
+/// How a warning about a violation the stored object already had begins.
+pub const STORED: &str = "already stored, not introduced by this change: ";
+
 /// Collects findings while a rule runs.
 #[derive(Debug, Default)]
 pub struct Review {
@@ -181,14 +232,31 @@ impl Review {
         Self::default()
     }
 
-    /// Records a violation at `path`.
-    pub fn violation(&mut self, path: FieldPath, message: impl Into<String>) {
-        self.violations.push(Finding::new(path, message));
+    /// Records a violation of `rule` at `path`.
+    pub fn violation(&mut self, rule: Rule, path: FieldPath, message: impl Into<String>) {
+        self.violations.push(Finding::new(rule, path, message));
     }
 
-    /// Records a warning at `path`.
-    pub fn warning(&mut self, path: FieldPath, message: impl Into<String>) {
-        self.warnings.push(Finding::new(path, message));
+    /// Records a warning of `rule` at `path`.
+    pub fn warning(&mut self, rule: Rule, path: FieldPath, message: impl Into<String>) {
+        self.warnings.push(Finding::new(rule, path, message));
+    }
+
+    /// Records a violation of `rule` at `path`, or only a warning when the
+    /// stored object already had it: on UPDATE a policy judges what the
+    /// change introduces, so an object with legacy content stays editable.
+    pub fn violation_unless_stored(
+        &mut self,
+        stored: bool,
+        rule: Rule,
+        path: FieldPath,
+        message: impl Into<String>,
+    ) {
+        if stored {
+            self.warning(rule, path, format!("{STORED}{}", message.into()));
+        } else {
+            self.violation(rule, path, message);
+        }
     }
 
     /// Whether any violation was recorded.
@@ -216,6 +284,15 @@ impl Review {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rule::Level;
+
+    const RULE: Rule = Rule {
+        policy: "p",
+        id: "some-rule",
+        level: Level::Deny,
+        summary: "s",
+        source: "x",
+    };
 
     fn decode(result: CallResult) -> ValidationResponse {
         serde_json::from_slice(&result.unwrap()).unwrap()
@@ -224,17 +301,20 @@ mod tests {
     #[test]
     fn violations_become_one_line_each() {
         let mut review = Review::new();
-        review.violation(FieldPath::parse("spec.a"), "first");
-        review.violation(FieldPath::parse("spec.b"), "second\nline");
-        review.warning(FieldPath::root(), "heads up");
+        review.violation(RULE, FieldPath::parse("spec.a"), "first");
+        review.violation(RULE, FieldPath::parse("spec.b"), "second\nline");
+        review.warning(RULE, FieldPath::root(), "heads up");
         let response = decode(review.verdict(Refusal::Invalid).into_response());
         assert!(!response.accepted);
         assert_eq!(response.code, Some(422));
         assert_eq!(
             response.message.as_deref(),
-            Some("spec.a: first\nspec.b: second line")
+            Some("[p/some-rule] spec.a: first\n[p/some-rule] spec.b: second line")
         );
-        assert_eq!(response.warnings, Some(vec!["heads up".to_owned()]));
+        assert_eq!(
+            response.warnings,
+            Some(vec!["[p/some-rule] heads up".to_owned()])
+        );
     }
 
     #[test]
@@ -249,10 +329,43 @@ mod tests {
     #[test]
     fn long_warnings_are_cut_to_the_kubernetes_limit() {
         let mut review = Review::new();
-        review.warning(FieldPath::root(), "é".repeat(400));
+        review.warning(RULE, FieldPath::root(), "é".repeat(400));
         let warnings = review.verdict(Refusal::Invalid).warnings();
         assert_eq!(warnings[0].chars().count(), 256);
+        assert!(warnings[0].starts_with("[p/some-rule] "));
         assert!(warnings[0].ends_with("..."));
+    }
+
+    #[test]
+    fn the_summary_of_left_out_warnings_is_tagged_too() {
+        let mut review = Review::new();
+        for i in 0..12 {
+            review.warning(RULE, FieldPath::root(), format!("w{i}"));
+        }
+        let warnings = review.verdict(Refusal::Invalid).warnings();
+        let last = warnings.last().map(String::as_str).unwrap_or_default();
+        assert!(
+            last.starts_with("[p/more-warnings] 3 more warnings"),
+            "{last}"
+        );
+    }
+
+    #[test]
+    fn stored_violations_are_warnings() {
+        let mut review = Review::new();
+        review.violation_unless_stored(true, RULE, FieldPath::parse("spec.a"), "bad");
+        assert!(!review.has_violations());
+        let verdict = review.verdict(Refusal::Invalid);
+        assert_eq!(
+            verdict.warnings(),
+            vec![format!("[p/some-rule] spec.a: {STORED}bad")]
+        );
+        let mut review = Review::new();
+        review.violation_unless_stored(false, RULE, FieldPath::parse("spec.a"), "bad");
+        assert_eq!(
+            review.verdict(Refusal::Invalid).message().as_deref(),
+            Some("[p/some-rule] spec.a: bad")
+        );
     }
 
     #[test]
@@ -264,16 +377,41 @@ mod tests {
             FieldPath::root().key("a b\\\"]: x"),
         ];
         for path in paths {
-            let finding = Finding::new(path.clone(), "cannot change: really");
+            let finding = Finding::new(RULE, path.clone(), "cannot change: really");
+            let line = finding.to_string();
+            assert!(line.starts_with("[p/some-rule] "), "{line}");
             assert_eq!(
-                Finding::parse_line(&finding.to_string()),
-                finding,
+                Finding::parse_line(&line),
+                ParsedLine {
+                    rule: Some("p/some-rule".to_owned()),
+                    path,
+                    message: "cannot change: really".to_owned(),
+                },
                 "{finding}"
             );
         }
-        let whole = Finding::parse_line("Deletion blocked: it is protected");
-        assert!(whole.path.is_root());
-        assert_eq!(whole.message, "Deletion blocked: it is protected");
+        let whole = Finding::new(RULE, FieldPath::root(), "Deletion blocked: it is protected");
+        let parsed = Finding::parse_line(&whole.to_string());
+        assert_eq!(parsed.rule.as_deref(), Some("p/some-rule"));
+        assert!(parsed.path.is_root());
+        assert_eq!(parsed.message, "Deletion blocked: it is protected");
+    }
+
+    #[test]
+    fn lines_without_a_tag_read_back_without_a_rule() {
+        for line in [
+            "Deletion blocked: it is protected",
+            "[not a tag] spec.a: x",
+            "[P/Upper] spec.a: x",
+            "[p/] spec.a: x",
+            "[p/x]spec.a: x",
+        ] {
+            let parsed = Finding::parse_line(line);
+            assert_eq!(parsed.rule, None, "{line}");
+        }
+        let parsed = Finding::parse_line("spec.a: x");
+        assert_eq!(parsed.path, FieldPath::parse("spec.a"));
+        assert_eq!(parsed.message, "x");
     }
 
     #[test]
@@ -281,8 +419,11 @@ mod tests {
         let error = FieldError::Missing {
             path: FieldPath::parse("spec.x"),
         };
-        let verdict = Verdict::malformed_field(&error);
-        assert_eq!(verdict.message().unwrap(), "spec.x: is required");
+        let verdict = Verdict::malformed_field("p", &error);
+        assert_eq!(
+            verdict.message().unwrap(),
+            "[p/missing-field] spec.x: is required"
+        );
         assert_eq!(decode(verdict.into_response()).code, Some(400));
     }
 }

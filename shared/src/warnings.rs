@@ -53,8 +53,9 @@ pub fn one_line(text: &str) -> String {
 
 /// The warnings a response carries: each made [`one_line`], at most
 /// [`MAX_WARNINGS`] of them and [`MAX_TOTAL_CHARS`] in all; when some do not
-/// fit, the last one says how many were left out.
-pub fn fit(warnings: impl IntoIterator<Item = impl AsRef<str>>) -> Vec<String> {
+/// fit, the last one, starting with `summary_tag`, says how many were left
+/// out.
+pub fn fit(warnings: impl IntoIterator<Item = impl AsRef<str>>, summary_tag: &str) -> Vec<String> {
     let lines: Vec<String> = warnings
         .into_iter()
         .map(|w| one_line(w.as_ref()))
@@ -64,7 +65,11 @@ pub fn fit(warnings: impl IntoIterator<Item = impl AsRef<str>>) -> Vec<String> {
     let mut used = 0;
     for (i, line) in lines.iter().enumerate() {
         let last = i + 1 == lines.len();
-        let (slots, reserve) = if last { (1, 0) } else { (2, SUMMARY_CHARS) };
+        let (slots, reserve) = if last {
+            (1, 0)
+        } else {
+            (2, SUMMARY_CHARS + summary_tag.len())
+        };
         if kept.len() + slots > MAX_WARNINGS || used + line.len() + reserve > MAX_TOTAL_CHARS {
             break;
         }
@@ -74,7 +79,7 @@ pub fn fit(warnings: impl IntoIterator<Item = impl AsRef<str>>) -> Vec<String> {
     let left_out = lines.len() - kept.len();
     if left_out > 0 {
         kept.push(format!(
-            "{left_out} more warning{} not shown: the API server passes on only about 4 KB of warnings per request",
+            "{summary_tag}{left_out} more warning{} not shown: the API server passes on only about 4 KB of warnings per request",
             if left_out == 1 { "" } else { "s" }
         ));
     }
@@ -111,10 +116,10 @@ mod tests {
 
     #[test]
     fn a_response_carries_a_bounded_number_of_warnings() {
-        let few = fit(["one", "two"]);
+        let few = fit(["one", "two"], "");
         assert_eq!(few, vec!["one", "two"]);
         let many: Vec<String> = (0..25).map(|i| format!("warning {i}")).collect();
-        let fitted = fit(&many);
+        let fitted = fit(&many, "");
         assert_eq!(fitted.len(), MAX_WARNINGS);
         assert_eq!(fitted[8], "warning 8");
         assert_eq!(
@@ -124,18 +129,18 @@ mod tests {
         assert!(fitted[9].len() <= SUMMARY_CHARS);
         // Exactly the limit: no summary needed.
         let ten: Vec<String> = (0..10).map(|i| format!("w{i}")).collect();
-        assert_eq!(fit(&ten), ten);
+        assert_eq!(fit(&ten, ""), ten);
     }
 
     #[test]
     fn a_response_carries_a_bounded_number_of_characters() {
         let long: Vec<String> = (0..9).map(|i| format!("{i}{}", "x".repeat(400))).collect();
-        let fitted = fit(&long);
+        let fitted = fit(&long, "");
         let total: usize = fitted.iter().map(String::len).sum();
         assert!(total <= MAX_TOTAL_CHARS, "{total}");
         assert_eq!(fitted.len(), 8, "seven warnings of 256 and the summary");
         assert!(fitted[6].starts_with('6'));
         assert!(fitted[7].starts_with("2 more warnings not shown"));
-        assert_eq!(fit([""]), Vec::<String>::new());
+        assert_eq!(fit([""], ""), Vec::<String>::new());
     }
 }

@@ -3,7 +3,7 @@
 
 use shared::{Field, FieldError};
 
-use crate::findings::Findings;
+use crate::findings::{Findings, skip_wrong_types};
 use crate::values::truthy;
 
 /// PostgreSQL parameters `templates/db.yaml` blocks (compared lowercased).
@@ -21,11 +21,11 @@ const BLOCKED_PARAMETERS: &[&str] = &[
 
 /// The rules of `kind`; a rule whose field has the wrong type is skipped.
 pub fn check(kind: &str, spec: &Field<'_>, out: &mut Findings) {
-    let _ = match kind {
+    skip_wrong_types(match kind {
         "ClickHouse" => clickhouse(spec, out),
         "Postgres" => {
-            let _ = postgres_users(spec, out);
-            let _ = postgres_parameters(spec, out);
+            skip_wrong_types(postgres_users(spec, out));
+            skip_wrong_types(postgres_parameters(spec, out));
             postgres_bootstrap(spec, out)
         }
         "OpenSearch" => opensearch(spec, out),
@@ -33,7 +33,7 @@ pub fn check(kind: &str, spec: &Field<'_>, out: &mut Findings) {
         "Ingress" => ingress(spec, out),
         "ExternalDNS" => external_dns(spec, out),
         _ => Ok(()),
-    };
+    });
 }
 
 /// `packages/apps/clickhouse/templates/clickhouse.yaml`.
@@ -42,7 +42,7 @@ fn clickhouse(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
     let [system, path] = backup.members(["useSystemBucket", "s3PathOverride"])?;
     if truthy(system.json()) && truthy(path.json()) {
         out.deny(
-            "clickhouse-path-override",
+            crate::rules::CLICKHOUSE_PATH_OVERRIDE,
             path.path(),
             "clickhouse: backup.s3PathOverride is incompatible with backup.useSystemBucket=true. The platform flow \
              scopes the S3 path to <namespace>/<release> automatically; clear s3PathOverride or disable \
@@ -61,7 +61,7 @@ fn postgres_users(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError
         .find(|(name, _)| *name == "postgres")
     {
         out.deny(
-            "postgres-user",
+            crate::rules::POSTGRES_USER,
             user.path(),
             "`users.postgres` is forbidden by policy. Use a different username (the chart fails to render; the \
              superuser is managed by the operator).",
@@ -77,7 +77,7 @@ fn postgres_parameters(spec: &Field<'_>, out: &mut Findings) -> Result<(), Field
         // non-ASCII letter lowercases to a letter of these names.
         if BLOCKED_PARAMETERS.contains(&key.to_ascii_lowercase().as_str()) {
             out.deny(
-                "postgres-parameter",
+                crate::rules::POSTGRES_PARAMETER,
                 field.path(),
                 format!(
                     "SECURITY: Parameter '{key}' is blocked. This parameter can enable arbitrary code execution and \
@@ -105,7 +105,7 @@ fn postgres_bootstrap(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldE
     ])?;
     if truthy(system.json()) {
         out.deny(
-            "postgres-bootstrap",
+            crate::rules::POSTGRES_BOOTSTRAP,
             bootstrap.path(),
             "postgres: bootstrap.enabled=true is incompatible with backup.useSystemBucket=true. Use a \
              backups.cozystack.io/RestoreJob against the cozy-default BackupClass to restore from the system bucket \
@@ -118,7 +118,7 @@ fn postgres_bootstrap(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldE
             return Ok(());
         }
         out.deny(
-            "postgres-bootstrap",
+            crate::rules::POSTGRES_BOOTSTRAP,
             bootstrap.path(),
             "postgres: bootstrap.enabled=true requires S3 credentials: set backup.s3AccessKey+backup.s3SecretKey, \
              backup.s3CredentialsSecret.name, or backup.useSystemBucket=true (with a backups.cozystack.io/RestoreJob) \
@@ -143,7 +143,7 @@ fn opensearch(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
     }
     if !any {
         out.deny(
-            "opensearch-roles",
+            crate::rules::OPENSEARCH_ROLES,
             roles.path(),
             "At least one node role must be enabled (master, data, ingest, or ml) (the chart fails to render).",
         );
@@ -162,7 +162,7 @@ fn vm_disk(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
         .collect();
     if kinds.len() > 1 {
         out.deny(
-            "vm-disk-source",
+            crate::rules::VM_DISK_SOURCE,
             source.path(),
             format!(
                 "Exactly one type of source is expected! Found {} ({}): keep one (the chart fails to render).",
@@ -181,7 +181,7 @@ fn ingress(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
     let [cloudflare, proxy] = spec.members(["cloudflareProxy", "proxyProtocol"])?;
     if cloudflare.bool()? == Some(true) && proxy.bool()? == Some(true) {
         out.deny(
-            "ingress-proxy-protocol",
+            crate::rules::INGRESS_PROXY_PROTOCOL,
             proxy.path(),
             "cloudflareProxy and proxyProtocol are mutually exclusive: Cloudflare's HTTP proxy does not send \
              PROXY-protocol frames, and the cloudflareProxy server-snippet overrides real-ip-header proxy_protocol \
@@ -197,7 +197,7 @@ fn external_dns(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> 
     let provider = spec.field("provider")?;
     if provider.string()?.is_none_or(str::is_empty) {
         out.deny(
-            "external-dns-provider",
+            crate::rules::EXTERNAL_DNS_PROVIDER,
             provider.path(),
             "provider is required: set it to one of cloudflare, aws, azure, google, digitalocean, linode, ovh, \
              exoscale, godaddy, inmemory (the chart fails to render).",

@@ -33,7 +33,7 @@ pub fn check(kind: &str, spec: &Field<'_>, out: &mut Findings) -> Result<(), Fie
     let enabled = tls.field("enabled")?;
     if external.bool()? == Some(true) && enabled.bool()? == Some(false) {
         out.switch(
-            "external-without-tls",
+            crate::rules::EXTERNAL_WITHOUT_TLS,
             Switch::ExternalWithoutTls,
             enabled.path(),
             format!(

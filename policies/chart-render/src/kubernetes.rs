@@ -4,7 +4,7 @@
 
 use shared::{Field, FieldError, FieldPath, Value};
 
-use crate::findings::{Findings, Switch};
+use crate::findings::{Findings, Switch, skip_wrong_types};
 use crate::values::{enabled, int_or, truthy};
 
 /// The chart default of `spec.version` (`values.yaml`).
@@ -61,14 +61,14 @@ fn version<'a>(spec: &Field<'a>) -> Result<(Field<'a>, &'a str), FieldError> {
 /// Every rule over the spec of a `Kubernetes`; a rule whose field has the
 /// wrong type is skipped (values-schema reports the type).
 pub fn check(spec: &Field<'_>, out: &mut Findings) {
-    let _ = removed_version(spec, out);
-    let _ = flux_minimum_version(spec, out);
-    let _ = addon_dependencies(spec, out);
-    let _ = ouroboros_gateway_api(spec, out);
-    let _ = workers(spec, out);
-    let _ = node_groups(spec, out);
-    let _ = max_unhealthy(spec, out);
-    let _ = extra_volumes(spec, out);
+    skip_wrong_types(removed_version(spec, out));
+    skip_wrong_types(flux_minimum_version(spec, out));
+    skip_wrong_types(addon_dependencies(spec, out));
+    skip_wrong_types(ouroboros_gateway_api(spec, out));
+    skip_wrong_types(workers(spec, out));
+    skip_wrong_types(node_groups(spec, out));
+    skip_wrong_types(max_unhealthy(spec, out));
+    skip_wrong_types(extra_volumes(spec, out));
 }
 
 /// `_versions.tpl` and the Talos matrix of `cluster.yaml` for versions this
@@ -89,7 +89,7 @@ pub fn removed_version(spec: &Field<'_>, out: &mut Findings) -> Result<(), Field
         "this version was removed in an earlier Cozystack release"
     };
     out.deny(
-        "removed-version",
+        crate::rules::REMOVED_VERSION,
         field.path(),
         format!(
             "Kubernetes version {version} is not supported, allowed versions are {SUPPORTED}: the chart fails to render \
@@ -111,7 +111,7 @@ pub fn downgrade(old: &Field<'_>, new: &Field<'_>, out: &mut Findings) -> Result
         && to >= OLDEST_MINOR
     {
         out.warn(
-            "version-downgrade",
+            crate::rules::VERSION_DOWNGRADE,
             field.path(),
             format!(
                 "{before} -> {after} is a downgrade, which Kubernetes does not support. If a GitOps source re-applied \
@@ -134,7 +134,7 @@ pub fn flux_minimum_version(spec: &Field<'_>, out: &mut Findings) -> Result<(), 
         && (OLDEST_MINOR..FLUX_MINIMUM_MINOR).contains(&minor)
     {
         out.switch(
-            "flux-minimum-version",
+            crate::rules::FLUX_MINIMUM_VERSION,
             Switch::AddonBelowMinimumVersion,
             flux.path(),
             format!(
@@ -174,7 +174,7 @@ pub fn addon_dependencies(spec: &Field<'_>, out: &mut Findings) -> Result<(), Fi
         };
         if !needed {
             out.deny(
-                "addon-requires-addon",
+                crate::rules::ADDON_REQUIRES_ADDON,
                 field.path(),
                 format!(
                     "{message} (the chart fails to render). Set spec.addons.{needs}.enabled: true, or disable \
@@ -203,7 +203,7 @@ pub fn ouroboros_gateway_api(spec: &Field<'_>, out: &mut Findings) -> Result<(),
     };
     if on && !enabled(&addons, "gatewayAPI")? {
         out.deny(
-            "ouroboros-gateway-api",
+            crate::rules::OUROBOROS_GATEWAY_API,
             flag.path(),
             "addons.ouroboros.valuesOverride.ouroboros.controller.gatewayApi.enabled=true requires \
              addons.gatewayAPI.enabled=true on the same tenant — Gateway-API CRDs would otherwise be missing and the \
@@ -265,7 +265,7 @@ pub fn workers(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
         // The implicit md0: ingress-nginx role, up to 10 workers, none at start.
         if on.contains(&"ingressNginx") {
             out.warn(
-                "ingress-without-initial-workers",
+                crate::rules::INGRESS_WITHOUT_INITIAL_WORKERS,
                 node_groups.path(),
                 "empty, so only the implicit md0 (minReplicas 0) runs ingress-nginx: the cluster starts without \
                  workers. Add a node group with roles [ingress-nginx] and minReplicas >= 1.",
@@ -275,7 +275,7 @@ pub fn workers(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
     };
     if groups.iter().all(|group| group.max < 1) {
         out.switch(
-            "addons-without-workers",
+            crate::rules::ADDONS_WITHOUT_WORKERS,
             Switch::AddonWithoutWorkers,
             node_groups.path(),
             format!(
@@ -296,7 +296,7 @@ pub fn workers(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
     let flag = addons.at("ingressNginx.enabled")?;
     if ingress.is_empty() {
         out.switch(
-            "ingress-without-role",
+            crate::rules::INGRESS_WITHOUT_ROLE,
             Switch::AddonWithoutWorkers,
             flag.path(),
             "ingress-nginx runs only on nodes with role ingress-nginx, and no node group with maxReplicas >= 1 has \
@@ -306,7 +306,7 @@ pub fn workers(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
         && ingress.iter().all(|group| group.min < 1)
     {
         out.warn(
-            "ingress-without-initial-workers",
+            crate::rules::INGRESS_WITHOUT_INITIAL_WORKERS,
             first.field.field("minReplicas")?.path(),
             "0 in every node group with role ingress-nginx: the cluster starts without an ingress node. Set \
              minReplicas >= 1 on one of them.",
@@ -319,7 +319,7 @@ pub fn workers(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
 /// (`cluster.yaml`).
 pub fn node_groups(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
     for (name, group) in spec.field("nodeGroups")?.entries()? {
-        let _ = node_group(name, &group, out);
+        skip_wrong_types(node_group(name, &group, out));
     }
     Ok(())
 }
@@ -328,7 +328,7 @@ fn node_group(name: &str, group: &Field<'_>, out: &mut Findings) -> Result<(), F
     let ephemeral = group.field("ephemeralStorage")?;
     if ephemeral.is_present() {
         out.deny(
-            "ephemeral-storage",
+            crate::rules::EPHEMERAL_STORAGE,
             ephemeral.path(),
             format!(
                 "nodeGroup {name:?}: ephemeralStorage is no longer supported and should have been automatically \
@@ -343,7 +343,7 @@ fn node_group(name: &str, group: &Field<'_>, out: &mut Findings) -> Result<(), F
     let (cpu, memory) = (truthy(cpu.json()), truthy(memory.json()));
     if truthy(instance_type.json()) && cpu != memory {
         out.deny(
-            "node-group-resources",
+            crate::rules::NODE_GROUP_RESOURCES,
             resources.path(),
             format!(
                 "nodeGroup {name}: set both resources.cpu and resources.memory, or neither (the chart fails to \
@@ -380,7 +380,7 @@ pub fn max_unhealthy(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldEr
                 && !is_max_unhealthy(value)
             {
                 out.deny(
-                    "max-unhealthy",
+                    crate::rules::MAX_UNHEALTHY,
                     own.path(),
                     max_unhealthy_message(&own.path(), value),
                 );
@@ -392,7 +392,7 @@ pub fn max_unhealthy(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldEr
         && !is_max_unhealthy(value)
     {
         out.deny(
-            "max-unhealthy",
+            crate::rules::MAX_UNHEALTHY,
             global.path(),
             max_unhealthy_message(&global.path(), value),
         );
@@ -428,7 +428,7 @@ pub fn extra_volumes(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldEr
         let index = volume.path();
         if name.is_empty() {
             out.deny(
-                "extra-volumes",
+                crate::rules::EXTRA_VOLUMES,
                 name_field.path(),
                 format!(
                     "{}: every volume must set a non-empty name (the chart fails to render).",
@@ -439,7 +439,7 @@ pub fn extra_volumes(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldEr
         }
         if RESERVED_VOLUMES.contains(&name.as_str()) {
             out.deny(
-                "extra-volumes",
+                crate::rules::EXTRA_VOLUMES,
                 name_field.path(),
                 format!(
                     "controlPlane.apiServer.extraVolumes: volume name {name:?} is reserved by the chart for the talos \
@@ -448,7 +448,7 @@ pub fn extra_volumes(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldEr
             );
         } else if names.contains(&name) {
             out.deny(
-                "extra-volumes",
+                crate::rules::EXTRA_VOLUMES,
                 name_field.path(),
                 format!(
                     "controlPlane.apiServer.extraVolumes: duplicate volume name {name:?} — each extra volume must \
@@ -465,7 +465,7 @@ pub fn extra_volumes(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldEr
         sources.sort_unstable();
         if sources.len() != 1 {
             out.deny(
-                "extra-volumes",
+                crate::rules::EXTRA_VOLUMES,
                 index.clone(),
                 format!(
                     "controlPlane.apiServer.extraVolumes: volume {name:?} must declare exactly one volume source, \
@@ -478,7 +478,7 @@ pub fn extra_volumes(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldEr
         for source in sources {
             if !VOLUME_SOURCES.contains(&source) {
                 out.deny(
-                    "extra-volumes",
+                    crate::rules::EXTRA_VOLUMES,
                     index.key(source),
                     format!(
                         "controlPlane.apiServer.extraVolumes: volume {name:?} uses a {source:?} source, which is not \
@@ -501,7 +501,7 @@ pub fn extra_volumes(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldEr
         };
         if name.is_empty() {
             out.deny(
-                "extra-volume-mounts",
+                crate::rules::EXTRA_VOLUME_MOUNTS,
                 name_field.path(),
                 format!(
                     "{}: every mount must set a non-empty name (the chart fails to render).",
@@ -510,7 +510,7 @@ pub fn extra_volumes(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldEr
             );
         } else if !names.contains(&name) {
             out.deny(
-                "extra-volume-mounts",
+                crate::rules::EXTRA_VOLUME_MOUNTS,
                 name_field.path(),
                 format!(
                     "controlPlane.apiServer.extraVolumeMounts: mount {name:?} references no volume declared in \

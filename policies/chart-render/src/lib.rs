@@ -25,13 +25,15 @@ mod exposure;
 mod findings;
 mod kubernetes;
 mod names;
+pub mod rules;
 mod settings;
 mod values;
 
-use findings::Findings;
+use findings::{Findings, skip_wrong_types};
 use shared::catalogue::APPS_GROUP;
 use shared::{Field, FieldError, Kind, Operation, Reading, Refusal, Request, Review, Verdict};
 
+pub use rules::RULES;
 pub use settings::Settings;
 
 /// What the rule reads of each object: the values.
@@ -65,11 +67,11 @@ fn findings(kind: &str, name: &str, namespace: &str, spec: &Field<'_>) -> Findin
     match kind {
         "Kubernetes" => kubernetes::check(spec, &mut out),
         "KubernetesNodes" => {
-            let _ = kubernetes::removed_version(spec, &mut out);
-            let _ = names::kubernetes_nodes(spec, name, &mut out);
+            skip_wrong_types(kubernetes::removed_version(spec, &mut out));
+            skip_wrong_types(names::kubernetes_nodes(spec, name, &mut out));
         }
         "Kafka" | "NATS" | "Qdrant" => {
-            let _ = exposure::check(kind, spec, &mut out);
+            skip_wrong_types(exposure::check(kind, spec, &mut out));
         }
         _ => apps::check(kind, spec, &mut out),
     }
@@ -110,7 +112,7 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
                 &old_spec,
             ));
             if request.kind == "Kubernetes" {
-                let _ = kubernetes::downgrade(&old_spec, &new_spec, &mut extra);
+                skip_wrong_types(kubernetes::downgrade(&old_spec, &new_spec, &mut extra));
             }
         }
     }

@@ -32,7 +32,7 @@ pub fn check(kind: &str, name: &str, namespace: &str, out: &mut Findings) {
         && name != fixed
     {
         out.deny(
-            "fixed-name",
+            crate::rules::FIXED_NAME,
             FieldPath::parse("metadata.name"),
             format!(
                 "The name of the release MUST BE {fixed} (the {kind} chart fails to render under any other name, \
@@ -42,7 +42,7 @@ pub fn check(kind: &str, name: &str, namespace: &str, out: &mut Findings) {
     }
     if kind == "BootBox" && namespace != "tenant-root" {
         out.deny(
-            "fixed-namespace",
+            crate::rules::FIXED_NAMESPACE,
             FieldPath::parse("metadata.namespace"),
             format!(
                 "The namespace of the release MUST BE tenant-root (the BootBox chart fails to render in {namespace:?}). \
@@ -52,7 +52,7 @@ pub fn check(kind: &str, name: &str, namespace: &str, out: &mut Findings) {
     }
     if kind == "Tenant" && !namespace.starts_with("tenant-") {
         out.deny(
-            "tenant-namespace",
+            crate::rules::TENANT_NAMESPACE,
             FieldPath::parse("metadata.namespace"),
             format!(
                 "The release namespace should start with \"tenant-\": {namespace} (the Tenant chart fails to render). \
@@ -71,7 +71,7 @@ pub fn kubernetes_nodes(
     let cluster = spec.field("cluster")?;
     let Some(parent) = cluster.string()?.filter(|c| !c.is_empty()) else {
         out.deny(
-            "nodes-cluster",
+            crate::rules::NODES_CLUSTER,
             cluster.path(),
             "kubernetes-nodes: .Values.cluster is required — set it to the parent Kubernetes CR name so the pool \
              attaches to cluster kubernetes-<cluster> (the chart fails to render).",
@@ -83,7 +83,7 @@ pub fn kubernetes_nodes(
         .and_then(|rest| rest.strip_prefix('-'));
     if pool.is_none_or(str::is_empty) {
         out.deny(
-            "nodes-name",
+            crate::rules::NODES_NAME,
             FieldPath::parse("metadata.name"),
             format!(
                 "kubernetes-nodes: release name \"kubernetes-nodes-{name}\" must start with \

@@ -3,6 +3,7 @@
 fn main() {
     bundle::native::main::<chart_render::Settings>(
         env!("CARGO_MANIFEST_DIR"),
+        chart_render::RULES,
         chart_render::READS,
         chart_render::evaluate,
     );

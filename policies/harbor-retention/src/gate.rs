@@ -73,6 +73,7 @@ pub fn check(request: &Request<'_>, settings: &Settings) -> Result<Verdict, Fiel
     };
     let mut review = Review::new();
     review.violation(
+        crate::rules::UNCONFIRMED_DELETE,
         confirmation.path(),
         format!(
             "Deleting {} {problem}: {loss}. Back up first, then confirm and delete again: \

@@ -22,6 +22,7 @@
 mod gate;
 mod ignored;
 mod reclaim;
+pub mod rules;
 mod settings;
 mod walk;
 
@@ -33,6 +34,7 @@ use shared::{
     Verdict,
 };
 
+pub use rules::RULES;
 pub use settings::{DeleteGate, Settings};
 use walk::{MAX_DEPTH, TooDeep};
 
@@ -74,6 +76,7 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
 /// A spec nested beyond what the walk enters: malformed for a Harbor.
 fn too_deep(path: FieldPath) -> Verdict {
     Verdict::malformed(Finding::new(
+        rules::SPEC_TOO_DEEP,
         path,
         format!("nests deeper than {MAX_DEPTH} levels; Harbor values are at most four levels deep"),
     ))
@@ -134,16 +137,24 @@ fn ignored_keys(request: &Request<'_>) -> Result<Verdict, FieldError> {
     for field in &in_spec {
         let path = field.path();
         if stored.contains(&path) {
-            review.warning(path, ALREADY_STORED);
+            review.warning(rules::IGNORED_RETENTION_KEY, path, ALREADY_STORED);
         } else {
-            review.violation(path, IGNORED);
+            review.violation(rules::IGNORED_RETENTION_KEY, path, IGNORED);
         }
     }
     if let Some(annotation) = annotation {
         if stored.contains(&annotation.path()) {
-            review.warning(annotation.path(), ALREADY_STORED);
+            review.warning(
+                rules::IGNORED_KEEP_ANNOTATION,
+                annotation.path(),
+                ALREADY_STORED,
+            );
         } else {
-            review.violation(annotation.path(), ANNOTATION_IGNORED);
+            review.violation(
+                rules::IGNORED_KEEP_ANNOTATION,
+                annotation.path(),
+                ANNOTATION_IGNORED,
+            );
         }
     }
     Ok(review.verdict(Refusal::Invalid))

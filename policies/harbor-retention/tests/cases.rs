@@ -3,6 +3,7 @@
 fn main() {
     bundle::native::main::<harbor_retention::Settings>(
         env!("CARGO_MANIFEST_DIR"),
+        harbor_retention::RULES,
         harbor_retention::READS,
         harbor_retention::evaluate,
     );

@@ -11,11 +11,13 @@
 //! rewrite labelled objects as part of normal operation and must not be
 //! blocked by it. Nobody is exempt from the DELETE rule by default.
 
+pub mod rules;
 mod settings;
 
 use shared::catalogue::PLATFORM_GROUPS;
 use shared::{Field, FieldError, Operation, Reading, Refusal, Request, Review, User, Verdict};
 
+pub use rules::RULES;
 pub use settings::{LabelRemoval, Settings};
 
 /// What the rule reads of each object.
@@ -96,6 +98,7 @@ fn deletion(request: &Request<'_>, settings: &Settings) -> Result<Verdict, Field
     let mut review = Review::new();
     if protects {
         review.violation(
+            rules::PROTECTED_DELETE,
             label.path(),
             format!(
                 "Deletion blocked: {} carries {key}={PROTECTED}. To delete it, first lift the protection: \
@@ -129,6 +132,7 @@ fn label_removal(
     let mut review = Review::new();
     if !still_protected && !allowed {
         review.violation(
+            rules::PROTECTION_LIFTED,
             label.path(),
             format!(
                 "{} is protected from deletion and only members of {} may lift the protection; \

@@ -3,6 +3,7 @@
 fn main() {
     bundle::native::main::<no_delete::Settings>(
         env!("CARGO_MANIFEST_DIR"),
+        no_delete::RULES,
         no_delete::READS,
         no_delete::evaluate,
     );

@@ -38,7 +38,7 @@ pub fn check(control_plane: &Field<'_>, mode: Mode, review: &mut Review) -> Resu
         } else {
             continue;
         };
-        review.violation(
+        review.violation(crate::rules::RESERVED_APISERVER_FLAG,
             arg.path(),
             format!(
                 "controlPlane.apiServer.extraArgs contains {text:?} while spec.oidc.mode is {:?} — {tail}",
@@ -49,7 +49,7 @@ pub fn check(control_plane: &Field<'_>, mode: Mode, review: &mut Review) -> Resu
     for volume in extra_volumes.items()? {
         let name = volume.field("name")?;
         if name.string()? == Some(RESERVED_VOLUME) {
-            review.violation(
+            review.violation(crate::rules::RESERVED_APISERVER_VOLUME,
                 name.path(),
                 "controlPlane.apiServer.extraVolumes: volume name \"authentication-config\" is reserved by the chart \
                  for OIDC AuthenticationConfiguration when spec.oidc.mode is not None — rename your volume.",

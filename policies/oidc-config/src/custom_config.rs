@@ -15,7 +15,7 @@ pub fn mode(field: &Field<'_>, review: &mut Review) -> Result<Mode, FieldError> 
         // Helm drops a null key before it validates the values, so the
         // chart default does not apply and the schema's `required: [mode]`
         // fails the release.
-        review.violation(
+        review.violation(crate::rules::MODE_NULL,
             field.path(),
             format!(
                 "null removes the key from the chart's values, and the chart's schema requires spec.oidc.mode, \
@@ -38,7 +38,7 @@ pub fn mode(field: &Field<'_>, review: &mut Review) -> Result<Mode, FieldError> 
         } else {
             ""
         };
-        review.violation(
+        review.violation(crate::rules::MODE_UNKNOWN,
             field.path(),
             format!(
                 "{text:?} is not one of the allowed values {MODES}{hint}; the chart's schema rejects it."
@@ -77,7 +77,11 @@ pub fn check<'a>(
             .and_then(|c| c.as_object())
             .is_some_and(|members| !members.is_empty()),
         (Some(found), _) => {
-            review.violation(config.path(), chart.config_type_problem(found));
+            review.violation(
+                crate::rules::CUSTOM_CONFIG_TYPE,
+                config.path(),
+                chart.config_type_problem(found),
+            );
             // Written with intent, so it counts as set: the type is the
             // one thing to fix.
             true
@@ -85,15 +89,23 @@ pub fn check<'a>(
     };
     match mode {
         Mode::CustomConfig if config_set && secret_ref => {
-            review.violation(custom.path(), BOTH_SET);
+            review.violation(
+                crate::rules::CUSTOM_CONFIG_EXCLUSIVE,
+                custom.path(),
+                BOTH_SET,
+            );
         }
         Mode::CustomConfig if !config_set && !secret_ref => {
-            review.violation(mode_field.path(), chart.neither_set());
+            review.violation(
+                crate::rules::CUSTOM_CONFIG_MISSING,
+                mode_field.path(),
+                chart.neither_set(),
+            );
         }
         _ => {}
     }
     if matches!(mode, Mode::None | Mode::System) && (config_set || secret_ref) {
-        review.warning(
+        review.warning(crate::rules::CUSTOM_CONFIG_IGNORED,
             custom.path(),
             format!(
                 "ignored: the chart reads customConfig only in mode CustomConfig, and spec.oidc.mode is {}.",

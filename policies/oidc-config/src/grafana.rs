@@ -32,7 +32,7 @@ pub fn check_forced_keys(config: &Field<'_>, review: &mut Review) -> Result<(), 
             _ => false,
         };
         if !same {
-            review.warning(
+            review.warning(crate::rules::GRAFANA_FORCED_SETTING,
                 value.path(),
                 format!("ignored: with spec.oidc.users set, the chart forces {key} = {forced} over the inline map."),
             );

@@ -27,12 +27,14 @@ mod custom_config;
 mod email;
 mod grafana;
 pub mod platform;
+pub mod rules;
 mod settings;
 mod users;
 
 use chart::{Chart, Mode};
 use shared::{FieldError, Kind, Operation, Reading, Refusal, Request, Review, Verdict};
 
+pub use rules::RULES;
 pub use settings::Settings;
 
 /// What the rule reads of each object.
@@ -67,7 +69,7 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
     let [oidc, control_plane] = object.field("spec")?.members(["oidc", "controlPlane"])?;
     if chart == Chart::Kubernetes && oidc.is_null() {
         let mut review = Review::new();
-        review.violation(oidc.path(), KUBERNETES_OIDC_NULL);
+        review.violation(crate::rules::OIDC_NULL, oidc.path(), KUBERNETES_OIDC_NULL);
         return Ok(review.verdict(Refusal::Invalid));
     }
     if !oidc.is_present() {
@@ -85,7 +87,7 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
 
     if chart == Chart::Monitoring && custom.secret_ref && !users.is_empty() {
         // `assertCustomSecretRefUsersEmpty`, in every mode.
-        review.violation(
+        review.violation(crate::rules::USERS_WITH_SECRET_REF,
             oidc.path(),
             "`users` is not honoured under `customConfig.secretRef` — the operator's mounted auth.ini is authoritative \
              and the chart cannot inject `skip_org_role_sync=true` / `oauth_allow_insecure_email_lookup=true`, so the \
@@ -95,7 +97,11 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
         );
     }
     if mode == Mode::None && !users.is_empty() {
-        review.warning(users_field.path(), chart.users_ignored());
+        review.warning(
+            crate::rules::USERS_IGNORED,
+            users_field.path(),
+            chart.users_ignored(),
+        );
     }
     if mode.is_enabled() {
         users::check_duplicates(chart, &mut users, &mut review);

@@ -92,15 +92,24 @@ pub fn check(request: &Request<'_>, setting: Option<bool>, mode: &Field<'_>, rev
             Ok(true) => return,
             Ok(false) => Source::Package,
             Err(error) => {
-                review.warning(mode.path(), not_checked(&mode.path(), &error));
+                review.warning(
+                    crate::rules::SYSTEM_NOT_CHECKED,
+                    mode.path(),
+                    not_checked(&mode.path(), &error),
+                );
                 return;
             }
         },
     };
     if request.operation == Operation::Update && stored_system(request) {
-        review.warning(mode.path(), unchanged(source));
+        review.warning(
+            crate::rules::SYSTEM_WITHOUT_PLATFORM_OIDC,
+            mode.path(),
+            unchanged(source),
+        );
     } else {
         review.violation(
+            crate::rules::SYSTEM_WITHOUT_PLATFORM_OIDC,
             mode.path(),
             format!(
                 "{SYSTEM_NEEDS_PLATFORM} (This cluster runs without it: {}.)",
@@ -132,12 +141,13 @@ fn stored_system(request: &Request<'_>) -> bool {
 /// how to decide without the read, then the host's reason, cut so that the
 /// warning keeps its first part within what the API server passes on.
 fn not_checked(path: &FieldPath, error: &LookupError) -> String {
-    let head = "System not checked: it fails to render without platform OIDC; \
-                set platformOidcEnabled in the policy settings. Package cozystack.tenant-application: ";
-    // `<path>: <head><reason>` within MAX_CHARS (ASCII, so bytes are
-    // characters once the reason is made one line).
+    let head = "System not checked: it needs platform OIDC; \
+                set platformOidcEnabled in the settings. Package cozystack.tenant-application: ";
+    // `[<tag>] <path>: <head><reason>` within MAX_CHARS (ASCII, so bytes
+    // are characters once the reason is made one line).
     let reason = shared::warnings::one_line(&error.0);
-    let room = MAX_CHARS.saturating_sub(path.to_string().len() + 2 + head.len());
+    let tag = crate::rules::SYSTEM_NOT_CHECKED.tag().len() + 3;
+    let room = MAX_CHARS.saturating_sub(tag + path.to_string().len() + 2 + head.len());
     let reason = if reason.len() > room {
         let mut cut = reason
             .get(..room.saturating_sub(3))
@@ -226,10 +236,16 @@ mod tests {
     fn warnings_fit_the_api_server_limit() {
         let path = FieldPath::parse("spec.oidc.mode");
         let long = LookupError("x".repeat(400));
-        let text = format!("{path}: {}", not_checked(&path, &long));
+        let finding = shared::Finding::new(
+            crate::rules::SYSTEM_NOT_CHECKED,
+            path.clone(),
+            not_checked(&path, &long),
+        );
+        let text = finding.to_string();
         assert_eq!(text.len(), MAX_CHARS, "{text}");
+        assert!(text.starts_with("[oidc-config/system-not-checked] spec.oidc.mode: "));
         assert!(text.ends_with("xxx..."), "{text}");
-        assert!(text.contains("set platformOidcEnabled in the policy settings"));
+        assert!(text.contains("set platformOidcEnabled in the settings"));
         let short = not_checked(&path, &LookupError("not found".into()));
         assert!(short.ends_with("Package cozystack.tenant-application: not found"));
         for source in [Source::Setting, Source::Package] {

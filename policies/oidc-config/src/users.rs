@@ -91,6 +91,7 @@ fn check_kubernetes(mode: Mode, user: &User<'_>, review: &mut Review, bad: &mut 
         None => {
             *bad = true;
             review.violation(
+                crate::rules::USER_ROLE,
                 user.role.path(),
                 "is required and must be one of admin, view: the chart's schema requires it \
                  (admin binds ClusterRole cluster-admin, view binds ClusterRole view).",
@@ -98,7 +99,7 @@ fn check_kubernetes(mode: Mode, user: &User<'_>, review: &mut Review, bad: &mut 
         }
         Some(role) if !Chart::Kubernetes.roles().contains(&role) => {
             *bad = true;
-            review.violation(
+            review.violation(crate::rules::USER_ROLE,
                 user.role.path(),
                 format!(
                     "{role:?} is not one of the allowed values admin, view; the chart's schema rejects it \
@@ -112,18 +113,19 @@ fn check_kubernetes(mode: Mode, user: &User<'_>, review: &mut Review, bad: &mut 
     match user.email_text {
         None => {
             *bad = true;
-            review.violation(user.email.path(), REQUIRED);
+            review.violation(crate::rules::USER_EMAIL, user.email.path(), REQUIRED);
         }
         Some("") if mode.is_enabled() => {
             *bad = true;
             review.violation(
+                crate::rules::USER_EMAIL,
                 user.email.path(),
                 "must not be empty: the chart makes it the User subject of a ClusterRoleBinding, \
                  which Kubernetes refuses without a name, so the oidc-bootstrap Job fails.",
             );
         }
         Some(text) if mode.is_enabled() && !text.contains('@') => {
-            review.warning(
+            review.warning(crate::rules::USER_EMAIL_NOT_ADDRESS,
                 user.email.path(),
                 "is not an email address: the tenant kube-apiserver names users by the token's email claim, so this never matches.",
             );
@@ -136,7 +138,7 @@ fn check_monitoring(user: &User<'_>, review: &mut Review, bad: &mut bool) {
     match user.role_text {
         None | Some("") => {
             *bad = true;
-            review.violation(
+            review.violation(crate::rules::USER_ROLE,
                 user.role.path(),
                 "is required and must be one of Admin, Editor, Viewer. Omitting the field would render null \
                  into the Grafana admin API body and fail the post-install users-Job with HTTP 400.",
@@ -145,6 +147,7 @@ fn check_monitoring(user: &User<'_>, review: &mut Review, bad: &mut bool) {
         Some(role) if !Chart::Monitoring.roles().contains(&role) => {
             *bad = true;
             review.violation(
+                crate::rules::USER_ROLE,
                 user.role.path(),
                 format!(
                     "{role:?} is not one of the allowed values Admin, Editor, Viewer.{}",
@@ -157,11 +160,11 @@ fn check_monitoring(user: &User<'_>, review: &mut Review, bad: &mut bool) {
     match user.email_text {
         None => {
             *bad = true;
-            review.violation(user.email.path(), REQUIRED);
+            review.violation(crate::rules::USER_EMAIL, user.email.path(), REQUIRED);
         }
         Some(text) if !email::matches_pattern(text) => {
             *bad = true;
-            review.violation(
+            review.violation(crate::rules::USER_EMAIL,
                 user.email.path(),
                 format!(
                     "{text:?} does not match the conservative email pattern {}. Whitespace, quoted literals, \
@@ -202,14 +205,14 @@ pub fn check_duplicates(chart: Chart, users: &mut [User<'_>], review: &mut Revie
         let first = earlier.entry.path();
         let violation = match chart {
             Chart::Kubernetes if earlier_role == role => {
-                review.warning(
+                review.warning(crate::rules::USER_REPEATED,
                     user.entry.path(),
                     format!("repeats {first} (same email and role); the chart applies one ClusterRoleBinding twice. Remove it."),
                 );
                 false
             }
             Chart::Kubernetes => {
-                review.violation(
+                review.violation(crate::rules::DUPLICATE_EMAIL,
                     user.email.path(),
                     format!(
                         "{email:?} is already {first} with role {earlier_role:?}: both entries map to one ClusterRoleBinding, \
@@ -219,7 +222,7 @@ pub fn check_duplicates(chart: Chart, users: &mut [User<'_>], review: &mut Revie
                 true
             }
             Chart::Monitoring if earlier_email == email => {
-                review.violation(
+                review.violation(crate::rules::DUPLICATE_EMAIL,
                     user.email.path(),
                     format!(
                         "{email:?} is already {first}: the users Job looks the role up by email and gets one line per entry, \
@@ -229,7 +232,7 @@ pub fn check_duplicates(chart: Chart, users: &mut [User<'_>], review: &mut Revie
                 true
             }
             Chart::Monitoring => {
-                review.violation(
+                review.violation(crate::rules::DUPLICATE_EMAIL,
                     user.email.path(),
                     format!(
                         "{email:?} and {first} ({earlier_email:?}) differ only in letter case but ask for roles {role:?} and \
@@ -303,7 +306,7 @@ pub fn check_role_changes(users: &[User<'_>], before: &[Binding<'_>], review: &m
         else {
             continue;
         };
-        review.violation(
+        review.violation(crate::rules::BOUND_ROLE_CHANGE,
             user.role.path(),
             format!(
                 "changes the role of {email:?} from {old_role:?} to {role:?}: the chart's ClusterRoleBinding for this email \
@@ -328,7 +331,7 @@ pub fn warn_role_changes_after_none(
 ) {
     for user in users {
         if let Some(old_role) = earlier_role(user, before) {
-            review.warning(
+            review.warning(crate::rules::ROLE_CHANGE_FROM_NONE,
                 user.role.path(),
                 format!(
                     "was {old_role:?} while mode was None, which prunes no ClusterRoleBindings: one bound by an earlier \

@@ -3,6 +3,7 @@
 fn main() {
     bundle::native::main::<oidc_config::Settings>(
         env!("CARGO_MANIFEST_DIR"),
+        oidc_config::RULES,
         oidc_config::READS,
         oidc_config::evaluate,
     );

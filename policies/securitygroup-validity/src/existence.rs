@@ -81,10 +81,11 @@ fn security_groups(cluster: &dyn Cluster, namespace: &str) -> Result<Vec<String>
 fn missing(review: &mut Review, mode: MissingTargets, path: FieldPath, what: String) {
     match mode {
         MissingTargets::Deny => review.violation(
+            crate::rules::MISSING_TARGET,
             path,
             format!("{what}; create it first or correct the reference (missingTargets: deny)"),
         ),
-        MissingTargets::Warn => review.warning(path, what),
+        MissingTargets::Warn => review.warning(crate::rules::MISSING_TARGET, path, what),
         MissingTargets::Ignore => {}
     }
 }
@@ -177,5 +178,9 @@ fn not_checked(
     } else {
         format!("cannot list the {what} of {namespace}: {error}")
     };
-    review.warning(path, format!("existence not checked: {reason}"));
+    review.warning(
+        crate::rules::EXISTENCE_NOT_CHECKED,
+        path,
+        format!("existence not checked: {reason}"),
+    );
 }

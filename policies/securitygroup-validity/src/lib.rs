@@ -16,11 +16,13 @@
 
 mod existence;
 mod kinds;
+pub mod rules;
 mod settings;
 mod spec;
 
 use shared::{FieldError, Operation, Reading, Refusal, Request, Review, Verdict};
 
+pub use rules::RULES;
 pub use settings::{Finding, MissingTargets, Settings};
 use spec::{AppTarget, GroupTarget, Known, Walk};
 
@@ -177,6 +179,20 @@ mod tests {
         )
     }
 
+    /// `lines` without their `[securitygroup-validity/<rule>] ` tags, each
+    /// checked to be there.
+    pub(crate) fn untagged(lines: Vec<String>) -> Vec<String> {
+        lines
+            .into_iter()
+            .map(|line| {
+                line.strip_prefix("[securitygroup-validity/")
+                    .and_then(|rest| rest.split_once("] "))
+                    .map(|(_, text)| text.to_owned())
+                    .unwrap_or_else(|| panic!("not tagged: {line}"))
+            })
+            .collect()
+    }
+
     fn run(text: &str, settings: &Settings, cluster: &FakeCluster) -> Verdict {
         let payload = shared::request::read(text.as_bytes(), READS, cluster).unwrap();
         evaluate(&payload.request, settings).unwrap()
@@ -218,7 +234,7 @@ mod tests {
         let warned = run(&text, &Settings::default(), &FakeCluster::new());
         assert!(warned.is_allowed());
         assert_eq!(
-            warned.warnings(),
+            untagged(warned.warnings()),
             vec![
                 "spec.attachments[0]: Postgres \"other\" does not exist in tenant-foo: the attachment selects no pods until it does",
                 "spec.egress[0].toSG[0]: SecurityGroup \"backend\" does not exist in tenant-foo: this peer matches no pods until it does",
@@ -247,7 +263,7 @@ mod tests {
         );
         assert!(verdict.is_allowed());
         assert_eq!(
-            verdict.warnings(),
+            untagged(verdict.warnings()),
             vec![
                 "spec.attachments: existence not checked: cannot list the applications of tenant-foo: Policy has not been granted access",
                 "spec.ingress[0].fromSG: existence not checked: cannot list the SecurityGroups of tenant-foo: no cluster",
@@ -325,7 +341,7 @@ mod tests {
         );
         assert!(verdict.is_allowed());
         assert_eq!(
-            verdict.warnings(),
+            untagged(verdict.warnings()),
             vec![
                 "spec.attachments[0].kind: \"Postgress\" is not a Cozystack application kind, so the reference selects no pods; did you mean \"Postgres\"? no ApplicationDefinition serves it either; kinds are case-sensitive",
                 "spec.ingress[0].fromApp[0]: ComputePlane \"web\" does not exist in tenant-foo: this peer matches no pods until it does",

@@ -48,6 +48,16 @@ impl Finding {
             Finding::UnknownKind => "unknownKind",
         }
     }
+
+    /// The rule whose tag the finding carries.
+    pub fn rule(self) -> shared::Rule {
+        match self {
+            Finding::DuplicateAttachment => crate::rules::DUPLICATE_ATTACHMENT,
+            Finding::ForeignApiGroup => crate::rules::FOREIGN_API_GROUP,
+            Finding::ImpossibleGroupName => crate::rules::IMPOSSIBLE_GROUP_NAME,
+            Finding::UnknownKind => crate::rules::UNKNOWN_KIND,
+        }
+    }
 }
 
 /// Settings of the policy; every field is optional.

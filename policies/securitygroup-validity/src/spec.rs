@@ -187,10 +187,13 @@ impl<'r, 'a> Walk<'r, 'a> {
     /// otherwise.
     fn finding(&mut self, finding: Finding, path: FieldPath, message: String, stored: bool) {
         if self.settings.denies(finding) && !stored {
-            self.review
-                .violation(path, format!("{message} (deny: {})", finding.name()));
+            self.review.violation(
+                finding.rule(),
+                path,
+                format!("{message} (deny: {})", finding.name()),
+            );
         } else {
-            self.review.warning(path, message);
+            self.review.warning(finding.rule(), path, message);
         }
     }
 
@@ -219,7 +222,8 @@ impl<'r, 'a> Walk<'r, 'a> {
                     "kind not checked: {kind:?} is not built in{hint} and cannot list the \
                      ApplicationDefinitions: {error}"
                 );
-                self.review.warning(field.path(), message);
+                self.review
+                    .warning(crate::rules::EXISTENCE_NOT_CHECKED, field.path(), message);
                 false
             }
         }
@@ -235,10 +239,14 @@ impl<'r, 'a> Walk<'r, 'a> {
         let name = text(field)?;
         if let Err(messages) = check_membership_name(name) {
             for message in messages {
-                self.review.violation(field.path(), invalid(name, &message));
+                self.review.violation(
+                    crate::rules::INVALID_NAME,
+                    field.path(),
+                    invalid(name, &message),
+                );
             }
         } else if !is_dns1123_subdomain(name) {
-            self.review.violation(
+            self.review.violation(crate::rules::INVALID_NAME,
                 field.path(),
                 format!(
                     "{name:?} is a valid membership label but not an object name: the backing \
@@ -315,6 +323,7 @@ impl<'r, 'a> Walk<'r, 'a> {
         }
         if !attached.is_empty() && rules == 0 {
             self.review.warning(
+                crate::rules::NO_RULES,
                 spec.path(),
                 "no ingress or egress rules: members are labelled but not isolated \
                  (Cozystack 1.6 has no default deny)",
@@ -350,6 +359,7 @@ impl<'r, 'a> Walk<'r, 'a> {
             .map(|g| format!("apiGroup: {g}, "))
             .unwrap_or_default();
         self.review.violation(
+            crate::rules::LEGACY_TARGET_REF,
             target.path(),
             format!(
                 "targetRef is the pre-release shape and SecurityGroup v1alpha1 has no such field: \
@@ -394,7 +404,8 @@ impl<'r, 'a> Walk<'r, 'a> {
         }
         let mut passed = violations.is_empty();
         for (field, message) in violations {
-            self.review.violation(field.path(), message);
+            self.review
+                .violation(crate::rules::INVALID_APP_REFERENCE, field.path(), message);
         }
         let stored = self.known.has_reference(group, kind, name);
         let [group_valid, kind_valid, _] = label_valid;
@@ -443,19 +454,30 @@ impl<'r, 'a> Walk<'r, 'a> {
         for peer in list.items()? {
             let name = text(&peer)?;
             if name.is_empty() {
-                self.review
-                    .violation(peer.path(), required("must name a SecurityGroup"));
+                self.review.violation(
+                    crate::rules::INVALID_GROUP_PEER,
+                    peer.path(),
+                    required("must name a SecurityGroup"),
+                );
             } else if is_reserved_cilium_entity(name) {
-                self.review.violation(peer.path(), invalid(name, RESERVED));
+                self.review.violation(
+                    crate::rules::INVALID_GROUP_PEER,
+                    peer.path(),
+                    invalid(name, RESERVED),
+                );
             } else if let Err(messages) = check_membership_name(name) {
                 for message in messages {
-                    self.review.violation(peer.path(), invalid(name, &message));
+                    self.review.violation(
+                        crate::rules::INVALID_GROUP_PEER,
+                        peer.path(),
+                        invalid(name, &message),
+                    );
                 }
             } else if !is_dns1123_subdomain(name) {
                 let message = format!(
-                    "{name:?} cannot be the name of a SecurityGroup (names are lowercase \
-                     RFC 1123 subdomains), so this peer matches no pods; write the group's \
-                     name as kubectl get securitygroups shows it"
+                    "{name:?} cannot name a SecurityGroup (names are lowercase RFC 1123 \
+                     subdomains), so this peer matches no pods; use the name kubectl get \
+                     securitygroups shows"
                 );
                 let stored = self.known.has_group(name);
                 self.finding(Finding::ImpossibleGroupName, peer.path(), message, stored);
@@ -477,6 +499,7 @@ impl<'r, 'a> Walk<'r, 'a> {
             let value = text(&cidr)?;
             if !is_cidr_or_ip(value) {
                 self.review.violation(
+                    crate::rules::INVALID_CIDR,
                     cidr.path(),
                     invalid(value, "must be a valid CIDR or IP address"),
                 );
@@ -492,12 +515,15 @@ impl<'r, 'a> Walk<'r, 'a> {
                 let [port_field, protocol_field] = port.members(["port", "protocol"])?;
                 let number = text(&port_field)?;
                 for message in port_errors(number) {
-                    self.review
-                        .violation(port_field.path(), invalid(number, message));
+                    self.review.violation(
+                        crate::rules::INVALID_PORT,
+                        port_field.path(),
+                        invalid(number, message),
+                    );
                 }
                 let protocol = text(&protocol_field)?;
                 if !protocol.is_empty() && !is_cilium_protocol(protocol) {
-                    self.review.violation(
+                    self.review.violation(crate::rules::INVALID_PORT,
                         protocol_field.path(),
                         format!(
                             "Unsupported value: {protocol:?}: supported values: \"TCP\", \"UDP\", \"SCTP\", \"ANY\""
@@ -516,6 +542,7 @@ impl<'r, 'a> Walk<'r, 'a> {
             let (name, pattern) = (text(&name)?, text(&pattern)?);
             if name.is_empty() && pattern.is_empty() {
                 self.review.violation(
+                    crate::rules::INVALID_FQDN,
                     selector.path(),
                     required("must set matchName or matchPattern"),
                 );
@@ -675,11 +702,13 @@ mod tests {
         let (apps, groups) = (walk.targets.apps.len(), walk.targets.groups.len());
         let verdict = review.verdict(shared::Refusal::Invalid);
         Walked {
-            violations: verdict
-                .message()
-                .map(|m| m.lines().map(str::to_owned).collect())
-                .unwrap_or_default(),
-            warnings: verdict.warnings(),
+            violations: crate::tests::untagged(
+                verdict
+                    .message()
+                    .map(|m| m.lines().map(str::to_owned).collect())
+                    .unwrap_or_default(),
+            ),
+            warnings: crate::tests::untagged(verdict.warnings()),
             apps,
             groups,
         }
@@ -752,7 +781,7 @@ mod tests {
                 "spec.attachments[1].kind: \"postgreses\" is not a Cozystack application kind, so the reference selects no pods; did you mean \"Postgres\"? no ApplicationDefinition serves it either; kinds are case-sensitive",
                 "spec.attachments[2].kind: \"Database\" is not a Cozystack application kind, so the reference selects no pods; no ApplicationDefinition serves it either; kinds are case-sensitive",
                 "spec.attachments[4]: duplicates spec.attachments[3] (Postgres \"d\"; an empty apiGroup means apps.cozystack.io); remove one of them",
-                "spec.ingress[0].fromSG[0]: \"Frontend\" cannot be the name of a SecurityGroup (names are lowercase RFC 1123 subdomains), so this peer matches no pods; write the group's name as kubectl get securitygroups shows it",
+                "spec.ingress[0].fromSG[0]: \"Frontend\" cannot name a SecurityGroup (names are lowercase RFC 1123 subdomains), so this peer matches no pods; use the name kubectl get securitygroups shows",
             ]
         );
         assert_eq!(apps, 1, "only spec.attachments[3] is looked up");
@@ -1046,8 +1075,10 @@ mod tests {
             Walk::new(&mut review, &settings, &Offline, &known)
                 .name(&name)
                 .unwrap();
+            let message = review.verdict(shared::Refusal::Invalid).message().unwrap();
+            let lines = crate::tests::untagged(message.lines().map(str::to_owned).collect());
             assert_eq!(
-                review.verdict(shared::Refusal::Invalid).message().unwrap(),
+                lines.join("\n"),
                 "metadata.name: Invalid value: \"\": name part must be non-empty\n\
                  metadata.name: Invalid value: \"\": name part must consist of alphanumeric \
                  characters, '-', '_' or '.', and must start and end with an alphanumeric \

@@ -3,6 +3,7 @@
 fn main() {
     bundle::native::main::<securitygroup_validity::Settings>(
         env!("CARGO_MANIFEST_DIR"),
+        securitygroup_validity::RULES,
         securitygroup_validity::READS,
         securitygroup_validity::evaluate,
     );

@@ -13,12 +13,14 @@
 //! field (FoundationDB, Kafka), a new `null` is rejected as such.
 
 mod fields;
+pub mod rules;
 mod settings;
 
 use fields::{ImmutableField, platform_fields};
 use shared::request::required;
 use shared::{Field, FieldError, FieldPath, Operation, Reading, Refusal, Request, Review, Verdict};
 
+pub use rules::RULES;
 pub use settings::{AdditionalField, Settings};
 
 /// What the rule reads of each object: the immutable fields of the
@@ -110,6 +112,7 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
                 format!("Send {at} with storageClass {old_value:?}, the current class.")
             };
             review.violation(
+                rules::NULL_STORAGE_CLASS,
                 at.clone(),
                 format!(
                     "must not be null: Helm drops a null value together with the chart default, \
@@ -133,6 +136,7 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
                 ),
             };
             review.violation(
+                rules::STORAGE_CLASS_CHANGED,
                 FieldPath::parse(field.path),
                 format!(
                     "storageClass is immutable: {} cannot change from {old_value:?} to {new_value:?}{why}. \

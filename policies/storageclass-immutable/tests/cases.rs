@@ -3,6 +3,7 @@
 fn main() {
     bundle::native::main::<storageclass_immutable::Settings>(
         env!("CARGO_MANIFEST_DIR"),
+        storageclass_immutable::RULES,
         storageclass_immutable::READS,
         storageclass_immutable::evaluate,
     );

@@ -82,6 +82,7 @@ pub fn backup_block(
     let enabled = backup.field("enabled")?;
     if enabled.bool()? == Some(true) {
         return Ok(vec![Check::blocking(
+            crate::rules::ETCD_BACKUP_ENABLED,
             enabled.path(),
             format!(
                 "Cozystack 1.6 removes the Etcd backup block: v1.5.4 renders an EtcdBackupSchedule from it, \
@@ -99,6 +100,7 @@ pub fn backup_block(
             && !default.holds(value)
         {
             checks.push(Check::warning(
+                crate::rules::ETCD_BACKUP_KEY_REMOVED,
                 field.path(),
                 "removed in Cozystack 1.6 with the whole Etcd backup block and ignored from then on; \
                  backups are disabled here, so remove spec.backup",
@@ -139,6 +141,7 @@ pub fn adopt_skip_backup(
         .field("etcdAdoptSkipBackup")?;
     match flag.json() {
         Some(value) if affirmative(value) => Ok(vec![Check::blocking(
+            crate::rules::ETCD_ADOPT_SKIP_BACKUP,
             flag.path(),
             "migration 50 would adopt every legacy etcd without its mandatory snapshot, and a botched \
              adoption of a tenant control-plane etcd cannot be recovered without one. Give the cluster a \

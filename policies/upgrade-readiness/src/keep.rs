@@ -86,6 +86,7 @@ pub fn kubeadm_config_template(
         return Ok(Vec::new());
     };
     Ok(vec![Check::blocking(
+        crate::rules::KUBEADM_KEEP_PIN,
         annotation.path(),
         format!(
             "{problem}: Cozystack 1.6 drops KubeadmConfigTemplate from the kubernetes chart, so Helm would delete \
@@ -136,6 +137,7 @@ pub fn cozystack_version(
     let text = version.string()?;
     match text.and_then(go_atoi) {
         None => checks.push(Check::blocking(
+            crate::rules::MIGRATION_VERSION,
             version.path(),
             format!(
                 "{}: the platform's migration hook reads the migration version from here and takes {} as 0, \
@@ -150,6 +152,7 @@ pub fn cozystack_version(
         )),
         Some(current) if current < i64::from(settings.minimum_version) => {
             checks.push(Check::warning(
+                crate::rules::MIGRATION_VERSION_BELOW_MINIMUM,
                 version.path(),
                 format!(
                     "migration version {current} is below {}: the 1.6 notes say to come from the 1.5 line \
@@ -171,6 +174,7 @@ fn installer_pin(
 ) -> Result<Option<Check>, FieldError> {
     Ok(missing_keep(object)?.map(|(annotation, problem)| {
         Check::blocking(
+            crate::rules::INSTALLER_KEEP_PIN,
             annotation.path(),
             format!(
                 "{problem} on {}: without it, removing or upgrading the cozy-installer release can delete \

@@ -31,6 +31,7 @@ pub fn removed_version(
         return Ok(Vec::new());
     }
     Ok(vec![Check::warning(
+        crate::rules::KUBERNETES_V1_30,
         version.path(),
         "v1.30 is removed in Cozystack 1.6 and its chart refuses to render it; migration 46 bumps it \
          to v1.31, but a GitOps source would write v1.30 back: bump spec.version to v1.31 in Git first",

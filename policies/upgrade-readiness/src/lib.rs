@@ -19,11 +19,13 @@
 mod etcd;
 mod keep;
 mod kubernetes;
+pub mod rules;
 mod settings;
 
 use shared::catalogue::APPS_GROUP;
 use shared::{Field, FieldError, FieldPath, Operation, Reading, Refusal, Request, Review, Verdict};
 
+pub use rules::RULES;
 pub use settings::Settings;
 
 /// What the rules read of each object: the keep annotation and the Helm
@@ -43,6 +45,8 @@ shared::policy!(Settings, evaluate, READS);
 /// One finding of a rule on one object.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Check {
+    /// The rule that found it.
+    pub rule: shared::Rule,
     /// Where the problem is.
     pub path: FieldPath,
     /// What is wrong and what to do.
@@ -54,8 +58,9 @@ pub struct Check {
 
 impl Check {
     /// A finding that makes the upgrade lose data or fail.
-    pub fn blocking(path: FieldPath, message: impl Into<String>) -> Self {
+    pub fn blocking(rule: shared::Rule, path: FieldPath, message: impl Into<String>) -> Self {
         Self {
+            rule,
             path,
             message: message.into(),
             blocks: true,
@@ -63,8 +68,9 @@ impl Check {
     }
 
     /// A finding worth a warning only.
-    pub fn warning(path: FieldPath, message: impl Into<String>) -> Self {
+    pub fn warning(rule: shared::Rule, path: FieldPath, message: impl Into<String>) -> Self {
         Self {
+            rule,
             path,
             message: message.into(),
             blocks: false,
@@ -108,16 +114,13 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
     };
     let mut review = Review::new();
     for check in checks {
-        let already_stored = stored.iter().any(|old| old.path == check.path);
-        if check.blocks && !already_stored {
-            review.violation(check.path, check.message);
-        } else if already_stored {
-            review.warning(
-                check.path,
-                format!("(stored before this change) {}", check.message),
-            );
+        let already_stored = stored
+            .iter()
+            .any(|old| old.rule == check.rule && old.path == check.path);
+        if check.blocks || already_stored {
+            review.violation_unless_stored(already_stored, check.rule, check.path, check.message);
         } else {
-            review.warning(check.path, check.message);
+            review.warning(check.rule, check.path, check.message);
         }
     }
     Ok(review.verdict(Refusal::Invalid))

@@ -3,6 +3,7 @@
 fn main() {
     bundle::native::main::<upgrade_readiness::Settings>(
         env!("CARGO_MANIFEST_DIR"),
+        upgrade_readiness::RULES,
         upgrade_readiness::READS,
         upgrade_readiness::evaluate,
     );

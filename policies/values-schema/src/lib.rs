@@ -24,6 +24,7 @@
 pub mod generate;
 pub mod helm;
 pub mod messages;
+pub mod rules;
 pub mod schemas;
 mod settings;
 pub mod undeclared;
@@ -36,6 +37,7 @@ use shared::{
 };
 
 use messages::Violation;
+pub use rules::RULES;
 use schemas::{App, Release};
 pub use settings::{Settings, UndeclaredKeys, versions};
 
@@ -177,6 +179,7 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
     let mut review = Review::new();
     let Some(release) = settings.release() else {
         review.warning(
+            rules::SPEC_NOT_CHECKED,
             FieldPath::root(),
             format!(
                 "values-schema: spec not checked: the setting cozystackVersion names no shipped release ({})",
@@ -187,6 +190,7 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
     };
     let Some(app) = schemas::lookup(release, &request.kind) else {
         review.warning(
+            rules::SPEC_NOT_CHECKED,
             FieldPath::root(),
             format!(
                 "values-schema: spec not checked: {} is not an application kind of Cozystack {} (setting cozystackVersion), so no chart schema is known for it",
@@ -217,18 +221,14 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
         let already = stored.contains(&finding);
         let deny = finding.severity == Severity::Violation
             || settings.undeclared_keys == UndeclaredKeys::Deny;
-        if deny && !already {
-            review.violation(finding.path, finding.message);
-        } else if deny {
-            review.warning(
-                finding.path,
-                format!(
-                    "already stored, so allowed; Helm refuses it until it is fixed: {}",
-                    finding.message
-                ),
-            );
+        let rule = match finding.severity {
+            Severity::Violation => rules::SCHEMA_VIOLATION,
+            Severity::Undeclared => rules::UNDECLARED_KEY,
+        };
+        if deny {
+            review.violation_unless_stored(already, rule, finding.path, finding.message);
         } else {
-            review.warning(finding.path, finding.message);
+            review.warning(rule, finding.path, finding.message);
         }
     }
     Ok(review.verdict(Refusal::Invalid))

@@ -3,6 +3,7 @@
 fn main() {
     bundle::native::main::<values_schema::Settings>(
         env!("CARGO_MANIFEST_DIR"),
+        values_schema::RULES,
         values_schema::READS,
         values_schema::evaluate,
     );

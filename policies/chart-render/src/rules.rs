@@ -1,0 +1,283 @@
+//! Every rule of `chart-render`, as its README's "Rules" table lists them.
+//! Paths are under `packages/` of Cozystack v1.6.2.
+
+use shared::{Catalogue, Level, Rule};
+
+const POLICY: &str = env!("CARGO_PKG_NAME");
+
+/// `removed-version`.
+pub const REMOVED_VERSION: Rule = Rule {
+    policy: POLICY,
+    id: "removed-version",
+    level: Level::Deny,
+    summary: "Kubernetes or KubernetesNodes `spec.version` this or an earlier release removed (below v1.31)",
+    source: "`apps/kubernetes/templates/_versions.tpl`, `apps/kubernetes-nodes/templates/_versions.tpl`",
+};
+
+/// `version-downgrade`.
+pub const VERSION_DOWNGRADE: Rule = Rule {
+    policy: POLICY,
+    id: "version-downgrade",
+    level: Level::Warn,
+    summary: "UPDATE of Kubernetes `spec.version` to a lower minor",
+    source: "Kubernetes version skew policy; goes further than the chart",
+};
+
+/// `addon-requires-addon`.
+pub const ADDON_REQUIRES_ADDON: Rule = Rule {
+    policy: POLICY,
+    id: "addon-requires-addon",
+    level: Level::Deny,
+    summary: "an addon enabled without the addon it requires (hami without gpuOperator, ouroboros without ingressNginx)",
+    source: "`apps/kubernetes/templates/helmreleases/hami.yaml`, `helmreleases/ouroboros.yaml`",
+};
+
+/// `ouroboros-gateway-api`.
+pub const OUROBOROS_GATEWAY_API: Rule = Rule {
+    policy: POLICY,
+    id: "ouroboros-gateway-api",
+    level: Level::Deny,
+    summary: "ouroboros' `gatewayApi.enabled` truthy while `addons.gatewayAPI.enabled` is not",
+    source: "`apps/kubernetes/templates/helmreleases/ouroboros.yaml`",
+};
+
+/// `flux-minimum-version`.
+pub const FLUX_MINIMUM_VERSION: Rule = Rule {
+    policy: POLICY,
+    id: "flux-minimum-version",
+    level: Level::Setting,
+    summary: "the Flux addon on Kubernetes below v1.33 (`denyAddonsBelowMinimumVersion`)",
+    source: "release notes v1.5.0 and v1.6 (Flux v2.8, helm-controller v1.5)",
+};
+
+/// `addons-without-workers`.
+pub const ADDONS_WITHOUT_WORKERS: Rule = Rule {
+    policy: POLICY,
+    id: "addons-without-workers",
+    level: Level::Setting,
+    summary: "addons with workloads while every node group has `maxReplicas: 0` (`denyAddonsWithoutWorkers`)",
+    source: "`apps/kubernetes/templates/cluster.yaml`, release notes v1.6",
+};
+
+/// `ingress-without-role`.
+pub const INGRESS_WITHOUT_ROLE: Rule = Rule {
+    policy: POLICY,
+    id: "ingress-without-role",
+    level: Level::Setting,
+    summary: "ingress-nginx enabled while no node group with `maxReplicas >= 1` has its role (`denyAddonsWithoutWorkers`)",
+    source: "`apps/kubernetes/templates/helmreleases/ingress-nginx.yaml` (`nodeSelector`)",
+};
+
+/// `ingress-without-initial-workers`.
+pub const INGRESS_WITHOUT_INITIAL_WORKERS: Rule = Rule {
+    policy: POLICY,
+    id: "ingress-without-initial-workers",
+    level: Level::Warn,
+    summary: "ingress-nginx enabled and every group with its role has `minReplicas: 0`",
+    source: "`apps/kubernetes/templates/_helpers.tpl` (`kubernetes.nodeGroups`, implicit md0)",
+};
+
+/// `ephemeral-storage`.
+pub const EPHEMERAL_STORAGE: Rule = Rule {
+    policy: POLICY,
+    id: "ephemeral-storage",
+    level: Level::Deny,
+    summary: "a node group with `ephemeralStorage`",
+    source: "`apps/kubernetes/templates/cluster.yaml`",
+};
+
+/// `node-group-resources`.
+pub const NODE_GROUP_RESOURCES: Rule = Rule {
+    policy: POLICY,
+    id: "node-group-resources",
+    level: Level::Deny,
+    summary: "a node group with one of `resources.cpu`, `resources.memory`",
+    source: "`apps/kubernetes/templates/cluster.yaml`",
+};
+
+/// `max-unhealthy`.
+pub const MAX_UNHEALTHY: Rule = Rule {
+    policy: POLICY,
+    id: "max-unhealthy",
+    level: Level::Deny,
+    summary: "`maxUnhealthy` that is not a bare integer or integer percentage",
+    source: "`apps/kubernetes/templates/cluster.yaml`",
+};
+
+/// `extra-volumes`.
+pub const EXTRA_VOLUMES: Rule = Rule {
+    policy: POLICY,
+    id: "extra-volumes",
+    level: Level::Deny,
+    summary: "apiserver `extraVolumes`: empty, reserved or duplicate names, not exactly one source, a source other than configMap/secret",
+    source: "`apps/kubernetes/templates/cluster.yaml`",
+};
+
+/// `extra-volume-mounts`.
+pub const EXTRA_VOLUME_MOUNTS: Rule = Rule {
+    policy: POLICY,
+    id: "extra-volume-mounts",
+    level: Level::Deny,
+    summary: "apiserver `extraVolumeMounts` with an empty name or naming no volume",
+    source: "`apps/kubernetes/templates/cluster.yaml`",
+};
+
+/// `nodes-cluster`.
+pub const NODES_CLUSTER: Rule = Rule {
+    policy: POLICY,
+    id: "nodes-cluster",
+    level: Level::Deny,
+    summary: "KubernetesNodes without `spec.cluster`",
+    source: "`apps/kubernetes-nodes/templates/_helpers.tpl`",
+};
+
+/// `nodes-name`.
+pub const NODES_NAME: Rule = Rule {
+    policy: POLICY,
+    id: "nodes-name",
+    level: Level::Deny,
+    summary: "KubernetesNodes whose name is not `<cluster>-<pool>`",
+    source: "`apps/kubernetes-nodes/templates/_helpers.tpl`",
+};
+
+/// `fixed-name`.
+pub const FIXED_NAME: Rule = Rule {
+    policy: POLICY,
+    id: "fixed-name",
+    level: Level::Deny,
+    summary: "Etcd, Monitoring, Ingress or BootBox under another name than the chart fixes",
+    source: "`extra/{etcd,monitoring,ingress,bootbox}/templates/check-release-name.yaml`",
+};
+
+/// `fixed-namespace`.
+pub const FIXED_NAMESPACE: Rule = Rule {
+    policy: POLICY,
+    id: "fixed-namespace",
+    level: Level::Deny,
+    summary: "BootBox outside `tenant-root`",
+    source: "`extra/bootbox/templates/check-release-name.yaml`",
+};
+
+/// `tenant-namespace`.
+pub const TENANT_NAMESPACE: Rule = Rule {
+    policy: POLICY,
+    id: "tenant-namespace",
+    level: Level::Deny,
+    summary: "a Tenant in a namespace that does not start with `tenant-`",
+    source: "`apps/tenant/templates/_helpers.tpl`",
+};
+
+/// `clickhouse-path-override`.
+pub const CLICKHOUSE_PATH_OVERRIDE: Rule = Rule {
+    policy: POLICY,
+    id: "clickhouse-path-override",
+    level: Level::Deny,
+    summary: "ClickHouse `backup.s3PathOverride` with `backup.useSystemBucket`",
+    source: "`apps/clickhouse/templates/clickhouse.yaml`",
+};
+
+/// `postgres-user`.
+pub const POSTGRES_USER: Rule = Rule {
+    policy: POLICY,
+    id: "postgres-user",
+    level: Level::Deny,
+    summary: "Postgres `users.postgres`",
+    source: "`apps/postgres/templates/init-script.yaml`",
+};
+
+/// `postgres-parameter`.
+pub const POSTGRES_PARAMETER: Rule = Rule {
+    policy: POLICY,
+    id: "postgres-parameter",
+    level: Level::Deny,
+    summary: "a blocked Postgres parameter (`archive_command`, `shared_preload_libraries`...)",
+    source: "`apps/postgres/templates/db.yaml`",
+};
+
+/// `postgres-bootstrap`.
+pub const POSTGRES_BOOTSTRAP: Rule = Rule {
+    policy: POLICY,
+    id: "postgres-bootstrap",
+    level: Level::Deny,
+    summary: "Postgres `bootstrap.enabled` with the system bucket or without S3 credentials",
+    source: "`apps/postgres/templates/db.yaml`",
+};
+
+/// `opensearch-roles`.
+pub const OPENSEARCH_ROLES: Rule = Rule {
+    policy: POLICY,
+    id: "opensearch-roles",
+    level: Level::Deny,
+    summary: "OpenSearch with every node role off",
+    source: "`apps/opensearch/templates/opensearch.yaml`",
+};
+
+/// `vm-disk-source`.
+pub const VM_DISK_SOURCE: Rule = Rule {
+    policy: POLICY,
+    id: "vm-disk-source",
+    level: Level::Deny,
+    summary: "VMDisk with more than one source",
+    source: "`apps/vm-disk/templates/dv.yaml`",
+};
+
+/// `ingress-proxy-protocol`.
+pub const INGRESS_PROXY_PROTOCOL: Rule = Rule {
+    policy: POLICY,
+    id: "ingress-proxy-protocol",
+    level: Level::Deny,
+    summary: "Ingress `proxyProtocol` with `cloudflareProxy`",
+    source: "`extra/ingress/templates/nginx-ingress.yaml`",
+};
+
+/// `external-dns-provider`.
+pub const EXTERNAL_DNS_PROVIDER: Rule = Rule {
+    policy: POLICY,
+    id: "external-dns-provider",
+    level: Level::Deny,
+    summary: "ExternalDNS without `provider`",
+    source: "`extra/external-dns/templates/external-dns.yaml`",
+};
+
+/// `external-without-tls`.
+pub const EXTERNAL_WITHOUT_TLS: Rule = Rule {
+    policy: POLICY,
+    id: "external-without-tls",
+    level: Level::Setting,
+    summary: "Kafka, NATS or Qdrant exposed (`external: true`) with `tls.enabled: false` (`denyExternalWithoutTls`)",
+    source: "`apps/kafka/templates/_tls.tpl`, `apps/nats/templates/_tls.tpl`, `apps/qdrant/templates/_helpers.tpl`",
+};
+
+/// The catalogue.
+pub const RULES: Catalogue = Catalogue {
+    policy: POLICY,
+    own: &[
+        REMOVED_VERSION,
+        VERSION_DOWNGRADE,
+        ADDON_REQUIRES_ADDON,
+        OUROBOROS_GATEWAY_API,
+        FLUX_MINIMUM_VERSION,
+        ADDONS_WITHOUT_WORKERS,
+        INGRESS_WITHOUT_ROLE,
+        INGRESS_WITHOUT_INITIAL_WORKERS,
+        EPHEMERAL_STORAGE,
+        NODE_GROUP_RESOURCES,
+        MAX_UNHEALTHY,
+        EXTRA_VOLUMES,
+        EXTRA_VOLUME_MOUNTS,
+        NODES_CLUSTER,
+        NODES_NAME,
+        FIXED_NAME,
+        FIXED_NAMESPACE,
+        TENANT_NAMESPACE,
+        CLICKHOUSE_PATH_OVERRIDE,
+        POSTGRES_USER,
+        POSTGRES_PARAMETER,
+        POSTGRES_BOOTSTRAP,
+        OPENSEARCH_ROLES,
+        VM_DISK_SOURCE,
+        INGRESS_PROXY_PROTOCOL,
+        EXTERNAL_DNS_PROVIDER,
+        EXTERNAL_WITHOUT_TLS,
+    ],
+};

@@ -1,0 +1,93 @@
+//! Every rule of `upgrade-readiness`, as its README's "Rules" table lists
+//! them.
+
+use shared::{Catalogue, Level, Rule};
+
+const POLICY: &str = env!("CARGO_PKG_NAME");
+
+/// A Helm-managed KubeadmConfigTemplate without the keep pin.
+pub const KUBEADM_KEEP_PIN: Rule = Rule {
+    policy: POLICY,
+    id: "kubeadm-keep-pin",
+    level: Level::Deny,
+    summary: "a Helm-managed KubeadmConfigTemplate without `helm.sh/resource-policy: keep`",
+    source: "1.6 release notes; v1.5.4 `packages/apps/kubernetes/templates/cluster.yaml`, migration 45",
+};
+
+/// The installer's namespace or version ConfigMap without the keep pin.
+pub const INSTALLER_KEEP_PIN: Rule = Rule {
+    policy: POLICY,
+    id: "installer-keep-pin",
+    level: Level::Deny,
+    summary: "Namespace `cozy-system` or ConfigMap `cozystack-version` without `helm.sh/resource-policy: keep`",
+    source: "1.6 release notes; `packages/core/platform/templates/cozystack-version.yaml`",
+};
+
+/// `cozystack-version` without an integer migration version.
+pub const MIGRATION_VERSION: Rule = Rule {
+    policy: POLICY,
+    id: "migration-version",
+    level: Level::Deny,
+    summary: "`cozystack-version` whose `data.version` is missing or not an integer",
+    source: "`packages/core/platform/templates/migration-hook.yaml`",
+};
+
+/// A migration version below the one the 1.6 upgrade starts from.
+pub const MIGRATION_VERSION_BELOW_MINIMUM: Rule = Rule {
+    policy: POLICY,
+    id: "migration-version-below-minimum",
+    level: Level::Warn,
+    summary: "`cozystack-version` whose `data.version` is below `minimumVersion`",
+    source: "1.6 release notes; `migrations.targetVersion` in `packages/core/platform/values.yaml`",
+};
+
+/// Etcd backups turned on, which 1.6 removes.
+pub const ETCD_BACKUP_ENABLED: Rule = Rule {
+    policy: POLICY,
+    id: "etcd-backup-enabled",
+    level: Level::Deny,
+    summary: "an Etcd with `spec.backup.enabled: true`",
+    source: "`packages/extra/etcd/values.schema.json` at v1.5.4 and v1.6.2",
+};
+
+/// Another Etcd backup key off its default.
+pub const ETCD_BACKUP_KEY_REMOVED: Rule = Rule {
+    policy: POLICY,
+    id: "etcd-backup-key-removed",
+    level: Level::Warn,
+    summary: "an Etcd `spec.backup` key off its v1.5.4 default, which 1.6 ignores",
+    source: "`packages/extra/etcd/values.schema.json` at v1.5.4 and v1.6.2",
+};
+
+/// The migration escape hatch that adopts etcd without a snapshot.
+pub const ETCD_ADOPT_SKIP_BACKUP: Rule = Rule {
+    policy: POLICY,
+    id: "etcd-adopt-skip-backup",
+    level: Level::Deny,
+    summary: "Package `cozystack.cozystack-platform` with `migrations.etcdAdoptSkipBackup` set",
+    source: "`packages/core/platform/templates/migration-hook.yaml`, migration 50",
+};
+
+/// Kubernetes v1.30, which 1.6 removes.
+pub const KUBERNETES_V1_30: Rule = Rule {
+    policy: POLICY,
+    id: "kubernetes-v1-30",
+    level: Level::Warn,
+    summary: "a Kubernetes application at `spec.version: v1.30`",
+    source: "`packages/apps/kubernetes/values.schema.json`, migration 46",
+};
+
+/// The catalogue.
+pub const RULES: Catalogue = Catalogue {
+    policy: POLICY,
+    own: &[
+        KUBEADM_KEEP_PIN,
+        INSTALLER_KEEP_PIN,
+        MIGRATION_VERSION,
+        MIGRATION_VERSION_BELOW_MINIMUM,
+        ETCD_BACKUP_ENABLED,
+        ETCD_BACKUP_KEY_REMOVED,
+        ETCD_ADOPT_SKIP_BACKUP,
+        KUBERNETES_V1_30,
+    ],
+};

@@ -1,0 +1,38 @@
+//! Every rule of `values-schema`, as its README's "Rules" table lists them.
+
+use shared::{Catalogue, Level, Rule};
+
+const POLICY: &str = env!("CARGO_PKG_NAME");
+
+/// A value the chart's schema rejects.
+pub const SCHEMA_VIOLATION: Rule = Rule {
+    policy: POLICY,
+    id: "schema-violation",
+    level: Level::Deny,
+    summary: "a value the chart's `values.schema.json` rejects, as Helm validates it (defaults coalesced, nulls deleting keys, draft 2020-12)",
+    source: "`packages/{apps,extra}/<chart>/values.schema.json` of the selected release; Helm `pkg/chartutil/jsonschema.go`, `coalesce.go`",
+};
+
+/// A key the chart does not declare.
+pub const UNDECLARED_KEY: Rule = Rule {
+    policy: POLICY,
+    id: "undeclared-key",
+    level: Level::Setting,
+    summary: "a key the chart's schema does not declare, which Helm ignores (`undeclaredKeys: deny`)",
+    source: "`packages/{apps,extra}/<chart>/values.schema.json` of the selected release",
+};
+
+/// The spec could not be checked.
+pub const SPEC_NOT_CHECKED: Rule = Rule {
+    policy: POLICY,
+    id: "spec-not-checked",
+    level: Level::Warn,
+    summary: "no schema is known for the kind or the setting `cozystackVersion`, so the spec was not checked",
+    source: "the ApplicationDefinitions of the selected release",
+};
+
+/// The catalogue.
+pub const RULES: Catalogue = Catalogue {
+    policy: POLICY,
+    own: &[SCHEMA_VIOLATION, UNDECLARED_KEY, SPEC_NOT_CHECKED],
+};

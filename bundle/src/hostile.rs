@@ -165,11 +165,7 @@ impl Builder<'_> {
     }
 
     /// Applies `change` to the subject(s) of a copy of the base review.
-    fn changed(
-        &self,
-        which: Subject,
-        change: &mut dyn FnMut(&mut Map<String, Value>) -> Result<(), String>,
-    ) -> Result<Value, String> {
+    fn changed(&self, which: Subject, change: &mut Change<'_>) -> Result<Value, String> {
         let mut review = self.review();
         let request = review
             .get_mut("request")
@@ -238,7 +234,7 @@ impl Builder<'_> {
                 Subject::Judged => serde_json::to_string(review)
                     .map(|s| s.len())
                     .map_err(|e| e.to_string()),
-                Subject::Both => serde_json::to_string(&review["request"]["object"])
+                Subject::Both => serde_json::to_string(&review.pointer("/request/object"))
                     .map(|s| s.len())
                     .map_err(|e| e.to_string()),
             }
@@ -292,7 +288,7 @@ impl Builder<'_> {
     /// [`WIDE_ENTRIES`], or to as many as fit in [`LARGE_BYTES`] when its
     /// entries are too large for that many to pass policy-server's limit.
     fn wide_list(&self) -> Result<Option<HostileCase>, String> {
-        let grown = |entries: usize| -> Result<Option<(String, Value)>, String> {
+        let grown = |entries: usize| -> Grown {
             let mut field = None;
             let review = self.changed(Subject::Judged, &mut |subject| {
                 if let Some((path, list)) = largest_list(subject, "") {
@@ -444,6 +440,12 @@ impl Builder<'_> {
         Ok(cases)
     }
 }
+
+/// A change made to a subject of the request.
+type Change<'c> = dyn FnMut(&mut Map<String, Value>) -> Result<(), String> + 'c;
+
+/// The path of a grown list and the review holding it, if there is a list.
+type Grown = Result<Option<(String, Value)>, String>;
 
 fn any(field: Option<String>) -> Expectation {
     Expectation {

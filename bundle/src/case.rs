@@ -18,13 +18,31 @@
 //!     warnings: [existence not checked]
 //! ```
 //!
+//! Two results serve the hostile cases ([`crate::hostile`]), which are built
+//! in code rather than written as files:
+//!
+//! ```yaml
+//! expect:
+//!   result: any                # allowed, or rejected with a code other than 500
+//!   field: spec.users          # optional: a rejection's message names it
+//! runners:
+//!   policy-server:
+//!     because: the body is above its 2 MB limit
+//!     result: refused          # the runner refuses the request before any policy
+//!     http: 413                # the HTTP status it answers
+//!     body: [length limit exceeded] # fragments of the answer's body
+//! ```
+//!
 //! The results borrow the vocabulary of `kyverno test` and the `kwctl test`
 //! proposal: `pass` (allowed, no warnings), `warn` (allowed with
 //! warnings), `fail` (rejected), `skip` (the policy's rules do not match
 //! the request, so a cluster's webhook never sends it; the policy must still
 //! allow it, as `kwctl run` and audit-scanner call it anyway, with exactly
 //! the warnings listed, if any), and `invalid-settings`
-//! (`validate_settings` refuses the settings).
+//! (`validate_settings` refuses the settings). `any` holds a hostile
+//! request to what every answer owes (no 500, warnings within limits)
+//! where its verdict is not the point; `refused` is a request a runner
+//! turns away at its door (policy-server's body limit and JSON parser).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -38,14 +56,17 @@ use crate::replay::{CapabilityRequest, Session, SessionEntry};
 use crate::rules::KnownRules;
 
 /// What a case expects.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Outcome {
+    #[default]
     Pass,
     Warn,
     Fail,
     Skip,
     InvalidSettings,
+    Any,
+    Refused,
 }
 
 /// What evaluates a case: our host, Kubewarden's `kwctl run`, or
@@ -91,7 +112,7 @@ pub struct RunnerExpectation {
 }
 
 /// The expectation block of a case.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Expectation {
     pub result: Outcome,
@@ -103,6 +124,15 @@ pub struct Expectation {
     pub warnings: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host_calls: Option<usize>,
+    /// `any`: the field path a rejection's message must name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    /// `refused`: the HTTP status of the refusal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http: Option<u16>,
+    /// `refused`: fragments the refusal's body must contain.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub body: Vec<String>,
 }
 
 /// One case file.
@@ -296,6 +326,31 @@ pub fn judge(
         )
     };
     match expect.result {
+        Outcome::Refused => {
+            return Err(format!(
+                "expected HTTP {:?} before any policy, got a verdict: {}",
+                expect.http,
+                describe()
+            ));
+        }
+        Outcome::Any if response.allowed => return Ok(()),
+        Outcome::Any => {
+            if response.code() == Some(500) || message.trim().is_empty() {
+                return Err(format!(
+                    "a rejection must have a message and a code other than 500, got {}",
+                    describe()
+                ));
+            }
+            if let Some(field) = &expect.field
+                && !message.contains(field.as_str())
+            {
+                return Err(format!(
+                    "the rejection does not name {field:?}: {}",
+                    describe()
+                ));
+            }
+            return contains_all("message", message, &expect.message);
+        }
         Outcome::Pass | Outcome::Skip | Outcome::Warn if !response.allowed => {
             return Err(format!(
                 "expected the request to be allowed, got {}",
@@ -337,6 +392,24 @@ pub fn judge(
         }
     }
     Ok(())
+}
+
+/// Whether a runner's refusal of the request itself (`status` and `body`
+/// of its HTTP answer) is what `expect` says.
+pub fn judge_refusal(expect: &Expectation, status: u16, body: &str) -> Result<(), String> {
+    if expect.result != Outcome::Refused {
+        return Err(format!(
+            "expected a verdict ({:?}), the request was refused: HTTP {status}: {body}",
+            expect.result
+        ));
+    }
+    if expect.http != Some(status) {
+        return Err(format!(
+            "expected HTTP {:?}, got HTTP {status}: {body}",
+            expect.http
+        ));
+    }
+    contains_all("refusal", body, &expect.body)
 }
 
 /// Whether a response's warnings are what the API server passes on
@@ -385,6 +458,17 @@ fn check_expectation(expect: &Expectation) -> Result<(), String> {
         }
         Outcome::Skip if !expect.message.is_empty() => {
             Err("a `skip` case has no message to match".to_owned())
+        }
+        Outcome::Refused if expect.http.is_none() || expect.body.is_empty() => {
+            Err("a `refused` case must give `http` and `body` fragments".to_owned())
+        }
+        _ if expect.result != Outcome::Refused
+            && (expect.http.is_some() || !expect.body.is_empty()) =>
+        {
+            Err("only a `refused` case has `http` and `body`".to_owned())
+        }
+        _ if expect.result != Outcome::Any && expect.field.is_some() => {
+            Err("only an `any` case names a `field`".to_owned())
         }
         _ => Ok(()),
     }

@@ -7,6 +7,8 @@
 //! - [`admission`], [`replay`] and [`capabilities`]: admission requests and
 //!   responses as policy-server exchanges them, kwctl's recorded sessions,
 //!   and how host calls are answered from them;
+//! - [`hostile`]: hostile requests built from each policy's cases, the
+//!   same bytes for every runner;
 //! - [`native`]: every case of a policy against its rule function, without
 //!   wasm;
 //! - [`rules`]: the rule ids a policy's findings may carry.
@@ -14,6 +16,7 @@
 pub mod admission;
 pub mod capabilities;
 pub mod case;
+pub mod hostile;
 pub mod metadata;
 pub mod native;
 pub mod replay;

@@ -952,7 +952,7 @@ fn write_case(t: &Target, to: &Path, request: Value, settings: Value, seed: usiz
             code: None,
             message: vec![first_line(&message)],
             warnings: vec![],
-            host_calls: None,
+            ..Expectation::default()
         },
         (_, Ok(admission)) => {
             let session = t.seeds[seed].session.clone();
@@ -971,7 +971,7 @@ fn write_case(t: &Target, to: &Path, request: Value, settings: Value, seed: usiz
                 code: response.code(),
                 message: response.message().map(first_line).into_iter().collect(),
                 warnings,
-                host_calls: None,
+                ..Expectation::default()
             }
         }
         (_, Err(e)) => {

@@ -7,6 +7,7 @@
 //! policy-server would send. [`policy_server`] starts Kubewarden's own
 //! policy-server on loopback, so the same cases are also judged by it.
 
+pub mod front_door;
 pub mod policy;
 pub mod policy_server;
 

@@ -1,0 +1,99 @@
+//! Every hostile case of every policy (`bundle::hostile`) through the host
+//! against the module in `dist/`: the body through policy-server's door
+//! (`host::front_door`), then the policy, twice; both answers must be the
+//! same and what the case expects (`cargo test --test hostile -- no-delete/`).
+
+mod common;
+
+use std::sync::Arc;
+
+use bundle::case::{Runner, judge, judge_refusal};
+use bundle::hostile::HostileCase;
+use bundle::{AdmissionResponse, HostCapabilities};
+use common::{load_module, workspace_root};
+use host::PolicyModule;
+use host::front_door::read_review;
+use libtest_mimic::{Arguments, Failed, Trial};
+
+/// Cases that stall today (the policy runs past the 2 s deadline, a 500):
+/// findings of issue 13 not fixed yet, listed so the run shows them as
+/// ignored rather than hiding them.
+/// `too-deep`: the host's door still lets 127 levels through (open).
+const KNOWN_STALLS: &[&str] = &["oidc-config/wide-list", "securitygroup-validity/wide-list"];
+
+fn known(id: &str) -> bool {
+    KNOWN_STALLS.contains(&id) || id.ends_with("/too-deep")
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    let root = workspace_root();
+    let mut trials = Vec::new();
+    for policy in e2e_policies(&root) {
+        let module = Arc::new(load_module(&root, &policy));
+        let dir = root.join("policies").join(&policy).join("tests/cases");
+        match bundle::hostile::cases(&policy, &dir) {
+            Ok(cases) => {
+                for case in cases {
+                    let module = Arc::clone(&module);
+                    let stalls = known(&case.id());
+                    let trial = Trial::test(case.id(), move || {
+                        let module = module
+                            .as_ref()
+                            .as_ref()
+                            .map_err(|e| Failed::from(e.as_str()))?;
+                        run(module, &case)
+                    });
+                    trials.push(trial.with_ignored_flag(stalls));
+                }
+            }
+            Err(e) => {
+                let message = e.to_string();
+                trials.push(Trial::test(format!("{policy}/hostile"), move || {
+                    Err(message.into())
+                }));
+            }
+        }
+    }
+    libtest_mimic::run(&args, trials).exit();
+}
+
+fn e2e_policies(root: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(root.join("policies"))
+        .map(|dirs| {
+            dirs.filter_map(Result::ok)
+                .filter(|d| d.path().join("Cargo.toml").exists())
+                .map(|d| d.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+fn answer(module: &PolicyModule, case: &HostileCase) -> Result<AdmissionResponse, (u16, String)> {
+    let request = read_review(case.body.as_bytes()).map_err(|r| (r.status, r.body))?;
+    let policy = module
+        .configure(case.case.settings.clone())
+        .map_err(|e| (0, e.to_string()))?;
+    Ok(policy
+        .evaluate(&request, HostCapabilities::offline())
+        .response)
+}
+
+fn run(module: &PolicyModule, case: &HostileCase) -> Result<(), Failed> {
+    let expect = case.case.expectation(Runner::Host);
+    let first = answer(module, case);
+    let second = answer(module, case);
+    if first != second {
+        return Err(format!("two answers differ: {first:?} then {second:?}").into());
+    }
+    match first {
+        Ok(response) => {
+            let request = read_review(case.body.as_bytes()).map_err(|r| r.body)?;
+            let matches = module.metadata().is_none_or(|m| m.matches(&request));
+            judge(expect, &response, matches).map_err(Failed::from)
+        }
+        Err((status, body)) => judge_refusal(expect, status, &body).map_err(Failed::from),
+    }
+}

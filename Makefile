@@ -143,15 +143,18 @@ artifacthub: cli
 	$(CLI) artifacthub
 
 ## Fuzzing (fuzz/, cargo-fuzz on nightly; both install what they lack).
-## `fuzz`: every target of every policy for FUZZ_SECONDS, the corpus kept in
-## fuzz/corpus; `fuzz-smoke`: the test command's short run from the YAML
-## cases alone. Both end with `<target>/<policy>: <N> executions` per target.
+## `fuzz`: every native target of every policy for FUZZ_SECONDS, then the
+## `wasm` target (dist/'s modules in our host) for FUZZ_WASM_SECONDS, the
+## corpus kept in fuzz/corpus; `fuzz-smoke`: the test command's short run of
+## the native targets from the YAML cases alone. Both end with
+## `<target>/<policy>: <N> executions` per target (`wasm: <N> executions`).
 .PHONY: fuzz fuzz-smoke
 FUZZ_SECONDS ?= 60
+FUZZ_WASM_SECONDS ?= $(FUZZ_SECONDS)
 FUZZ_SMOKE_SECONDS ?= 4
 
-fuzz:
-	FUZZ_SECONDS=$(FUZZ_SECONDS) tools/fuzz run
+fuzz: dist
+	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_WASM_SECONDS=$(FUZZ_WASM_SECONDS) tools/fuzz run
 
 fuzz-smoke:
 	FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS) tools/fuzz smoke

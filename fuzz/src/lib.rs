@@ -48,6 +48,9 @@ use shared::{Reading, Validatable};
 
 include!(concat!(env!("OUT_DIR"), "/policies.rs"));
 
+#[cfg(feature = "wasm")]
+pub mod wasm;
+
 /// A policy under fuzz, whatever its settings type.
 pub trait Policy: Send + Sync {
     /// The directory name, `oidc-config`.
@@ -163,6 +166,12 @@ fn load() -> Target {
             );
             std::process::exit(2)
         });
+    load_policy(policy)
+}
+
+/// One policy's cases, strings and metadata, ready to mutate; the `wasm`
+/// target loads every policy this way.
+fn load_policy(policy: Box<dyn Policy>) -> Target {
     let files = case_files(&policy.dir().join("tests/cases")).unwrap_or_default();
     let mut seeds = Vec::new();
     for file in files {
@@ -874,22 +883,7 @@ fn write_seeds(t: &Target, kind: &str, dir: &Path) -> std::io::Result<usize> {
         "rule" => {
             // For each case, the shortest input that picks it unchanged.
             let n = t.seeds.len();
-            let mut found = vec![None; n];
-            let candidates = (0..=255u8)
-                .map(|b| vec![b])
-                .chain((0..=u16::MAX).map(|v| v.to_be_bytes().to_vec()));
-            for input in candidates {
-                let mut u = Unstructured::new(&input);
-                if let Ok(i) = u.choose_index(n)
-                    && found[i].is_none()
-                {
-                    found[i] = Some(input);
-                }
-                if found.iter().all(Option::is_some) {
-                    break;
-                }
-            }
-            inputs.extend(found.into_iter().flatten());
+            inputs.extend(shortest_picks(n, |u| u.choose_index(n)));
         }
         "payload" => {
             for seed in &t.seeds {
@@ -920,10 +914,40 @@ fn write_seeds(t: &Target, kind: &str, dir: &Path) -> std::io::Result<usize> {
     Ok(inputs.len())
 }
 
+/// For each `0..n`, the shortest input (up to three bytes) for which `pick`
+/// returns it: the inputs that select each case with no mutation after.
+fn shortest_picks(
+    n: usize,
+    pick: impl Fn(&mut Unstructured<'_>) -> ArbResult<usize>,
+) -> Vec<Vec<u8>> {
+    let mut found = vec![None; n];
+    let candidates = (0..=u8::MAX)
+        .map(|b| vec![b])
+        .chain((0..=u16::MAX).map(|v| v.to_be_bytes().to_vec()))
+        .chain((0..1u32 << 24).map(|v| v.to_be_bytes()[1..].to_vec()));
+    for input in candidates {
+        let mut u = Unstructured::new(&input);
+        if let Ok(i) = pick(&mut u)
+            && let Some(slot @ None) = found.get_mut(i)
+        {
+            *slot = Some(input);
+        }
+        if found.iter().all(Option::is_some) {
+            break;
+        }
+    }
+    found.into_iter().flatten().collect()
+}
+
 /// libFuzzer's dictionary: the cases' keys and strings, quoted as JSON.
 fn write_dict(t: &Target, file: &Path) -> std::io::Result<()> {
+    write_dict_strings(&t.dict, file)
+}
+
+/// A dictionary of these strings and JSON's tokens.
+fn write_dict_strings(dict: &[String], file: &Path) -> std::io::Result<()> {
     let mut out = String::new();
-    for s in &t.dict {
+    for s in dict {
         let quoted = Value::String(s.clone()).to_string();
         if quoted.len() > 64 || !quoted.bytes().all(|b| (b' '..=b'~').contains(&b)) {
             continue;

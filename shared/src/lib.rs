@@ -22,6 +22,7 @@ pub mod lookup;
 pub mod request;
 mod select;
 pub mod settings;
+mod strict;
 pub mod validators;
 pub mod verdict;
 pub mod warnings;

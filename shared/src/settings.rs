@@ -90,7 +90,9 @@ pub fn check<S: DeserializeOwned + Validatable>(payload: &[u8]) -> Result<S, Str
     if payload.trim_ascii_start().first() == Some(&b'[') {
         return Err("settings must be a map of setting names to values, not a list".to_owned());
     }
-    let settings: S = serde_json::from_slice(payload).map_err(|e| settings_error(&e))?;
+    let value: serde_json::Value =
+        serde_json::from_slice(payload).map_err(|e| settings_error(&e))?;
+    let settings: S = crate::strict::from_value(&value).map_err(|e| e.to_string())?;
     settings.validate()?;
     Ok(settings)
 }
@@ -157,7 +159,18 @@ mod tests {
         let nested = answer(r#"{"exemptions": {"user": ["a"]}}"#);
         assert!(nested.message.unwrap().contains("unknown field `user`"));
         let wrong = answer(r#"{"exemptions": {"users": "alice"}}"#);
-        assert!(wrong.message.unwrap().contains("expected a sequence"));
+        assert_eq!(
+            wrong.message.unwrap(),
+            "example settings: exemptions.users: invalid type: string \"alice\", expected a sequence"
+        );
+        let nested = answer(r#"{"exemptions": [["alice"]]}"#);
+        assert!(!nested.valid);
+        assert!(
+            nested
+                .message
+                .unwrap()
+                .starts_with("example settings: exemptions: is a list")
+        );
         assert!(answer("{}").valid);
     }
 

@@ -16,6 +16,7 @@ pub mod case;
 pub mod metadata;
 pub mod native;
 pub mod replay;
+pub mod settings_audit;
 pub mod wasm_sections;
 pub mod yaml;
 

@@ -168,8 +168,10 @@ where
     ) {
         (Ok(policy), Ok(files)) => {
             let policy = Arc::new(policy);
+            let audit = settings_audit::<S>(files.clone());
             files
-                .into_iter()
+                .iter()
+                .cloned()
                 .map(|file| {
                     let policy = Arc::clone(&policy);
                     let name = file
@@ -182,6 +184,7 @@ where
                             .map_err(|e| Failed::from(format!("{}: {e}", case.description)))
                     })
                 })
+                .chain(std::iter::once(audit))
                 .collect()
         }
         (Err(error), _) => vec![Trial::test("metadata", move || Err(error.into()))],
@@ -191,4 +194,25 @@ where
         }
     };
     libtest_mimic::run(&args, trials).exit();
+}
+
+/// The trial that fails when a setting of `S` has no `invalid-settings`
+/// case naming it (`crate::settings_audit`).
+fn settings_audit<S: DeserializeOwned>(files: Vec<std::path::PathBuf>) -> Trial {
+    Trial::test("settings-audit", move || {
+        let settings = crate::settings_audit::settings_of::<S>()?;
+        let cases = files
+            .iter()
+            .map(|file| Case::load(file).map_err(|e| e.to_string()))
+            .collect::<Result<Vec<_>, _>>()?;
+        let unnamed = crate::settings_audit::unnamed(&settings, &cases);
+        if unnamed.is_empty() {
+            return Ok(());
+        }
+        Err(format!(
+            "no invalid-settings case names {}: add one whose expected message names the setting",
+            unnamed.join(", ")
+        )
+        .into())
+    })
 }

@@ -64,7 +64,7 @@ where
         }
     };
     let settings: S = match parsed.settings {
-        Some(raw) => serde_json::from_str(raw.get())
+        Some(raw) => settings::decode(raw.get().as_bytes())
             .map_err(|e| format!("settings no longer decode: {e}"))?,
         None => S::default(),
     };

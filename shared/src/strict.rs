@@ -38,6 +38,18 @@ impl de::Error for Error {
             message: message.to_string(),
         }
     }
+
+    /// As serde_json words it: a JSON `null` is "null", not "unit value".
+    fn invalid_type(unexpected: de::Unexpected<'_>, expected: &dyn de::Expected) -> Self {
+        match unexpected {
+            de::Unexpected::Unit => {
+                <Self as de::Error>::custom(format_args!("invalid type: null, expected {expected}"))
+            }
+            other => <Self as de::Error>::custom(format_args!(
+                "invalid type: {other}, expected {expected}"
+            )),
+        }
+    }
 }
 
 impl std::error::Error for Error {}
@@ -148,11 +160,74 @@ impl<'de> Deserializer<'de> for Strict<'_> {
         visitor.visit_newtype_struct(self).map_err(|e| e.at(&path))
     }
 
-    serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
-        bytes byte_buf unit unit_struct seq tuple tuple_struct map identifier
-        ignored_any
+    // The types settings use get a method of their own that handles only
+    // their JSON type: each is instantiated for every field's visitor, and
+    // the whole match of `deserialize_any` in each would grow every module.
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.value {
+            Value::Bool(b) => visitor
+                .visit_bool::<Error>(*b)
+                .map_err(|e| e.at(&self.path)),
+            other => Err(invalid(other, &visitor, &self.path)),
+        }
     }
+
+    fn deserialize_u64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.value {
+            Value::Number(_) => self.deserialize_any(visitor),
+            other => Err(invalid(other, &visitor, &self.path)),
+        }
+    }
+
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.value {
+            Value::String(s) => visitor.visit_str::<Error>(s).map_err(|e| e.at(&self.path)),
+            other => Err(invalid(other, &visitor, &self.path)),
+        }
+    }
+
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_str(visitor)
+    }
+
+    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_str(visitor)
+    }
+
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.value {
+            Value::Array(items) => visitor
+                .visit_seq(Items {
+                    items: items.iter().enumerate(),
+                    path: &self.path,
+                })
+                .map_err(|e| e.at(&self.path)),
+            other => Err(invalid(other, &visitor, &self.path)),
+        }
+    }
+
+    serde::forward_to_deserialize_any! {
+        i8 i16 i32 i64 i128 u8 u16 u32 u128 f32 f64 char
+        bytes byte_buf unit unit_struct tuple tuple_struct map ignored_any
+    }
+}
+
+/// serde's "invalid type" error for `value` where `expected` was wanted:
+/// one copy for every visitor, as it takes the expectation by reference.
+fn invalid(value: &Value, expected: &dyn de::Expected, path: &str) -> Error {
+    let unexpected = match value {
+        Value::Null => de::Unexpected::Unit,
+        Value::Bool(b) => de::Unexpected::Bool(*b),
+        Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
+            (Some(u), _, _) => de::Unexpected::Unsigned(u),
+            (None, Some(i), _) => de::Unexpected::Signed(i),
+            (None, None, f) => de::Unexpected::Float(f.unwrap_or_default()),
+        },
+        Value::String(s) => de::Unexpected::Str(s),
+        Value::Array(_) => de::Unexpected::Seq,
+        Value::Object(_) => de::Unexpected::Map,
+    };
+    <Error as de::Error>::invalid_type(unexpected, expected).at(path)
 }
 
 /// The entries of a list, each at `path[i]`.
@@ -303,6 +378,10 @@ mod tests {
             decode(r#"{"exemptions": {"enabled": [true]}}"#)
                 .unwrap_err()
                 .starts_with("exemptions.enabled: invalid type: sequence")
+        );
+        assert_eq!(
+            decode(r#"{"exemptions": {"users": null}}"#).unwrap_err(),
+            "exemptions.users: invalid type: null, expected a sequence"
         );
         assert!(
             decode(r#"{"other": 1}"#)

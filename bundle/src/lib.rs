@@ -21,6 +21,7 @@ pub mod metadata;
 pub mod native;
 pub mod replay;
 pub mod rules;
+pub mod settings_audit;
 pub mod wasm_sections;
 pub mod yaml;
 

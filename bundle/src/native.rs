@@ -186,6 +186,7 @@ where
             let policy = Arc::new(policy);
             let known = Arc::new(KnownRules::from_catalogue(&catalogue));
             let readme_dir = dir.to_path_buf();
+            let audit = settings_audit::<S>(files.clone());
             let mut trials = vec![Trial::test("rules-documented", move || {
                 documented(&catalogue, &readme_dir).map_err(Failed::from)
             })];
@@ -202,6 +203,7 @@ where
                         .map_err(|e| Failed::from(format!("{}: {e}", case.description)))
                 })
             }));
+            trials.push(audit);
             trials
         }
         (Err(error), _) => vec![Trial::test("metadata", move || Err(error.into()))],
@@ -211,4 +213,25 @@ where
         }
     };
     libtest_mimic::run(&args, trials).exit();
+}
+
+/// The trial that fails when a setting of `S` has no `invalid-settings`
+/// case naming it (`crate::settings_audit`).
+fn settings_audit<S: DeserializeOwned>(files: Vec<std::path::PathBuf>) -> Trial {
+    Trial::test("settings-audit", move || {
+        let settings = crate::settings_audit::settings_of::<S>()?;
+        let cases = files
+            .iter()
+            .map(|file| Case::load(file).map_err(|e| e.to_string()))
+            .collect::<Result<Vec<_>, _>>()?;
+        let unnamed = crate::settings_audit::unnamed(&settings, &cases);
+        if unnamed.is_empty() {
+            return Ok(());
+        }
+        Err(format!(
+            "no invalid-settings case names {}: add one whose expected message names the setting",
+            unnamed.join(", ")
+        )
+        .into())
+    })
 }

@@ -8,6 +8,8 @@
 //! `PATH`; without them the suites say so and skip, except under CI
 //! (`CI=true`), where a missing program is a failure.
 
+pub mod soak;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

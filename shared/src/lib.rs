@@ -24,6 +24,7 @@ pub mod request;
 pub mod rule;
 mod select;
 pub mod settings;
+mod strict;
 pub mod validators;
 pub mod verdict;
 pub mod warnings;
@@ -69,7 +70,7 @@ where
         }
     };
     let settings: S = match parsed.settings {
-        Some(raw) => serde_json::from_str(raw.get())
+        Some(raw) => settings::decode(raw.get().as_bytes())
             .map_err(|e| format!("settings no longer decode: {e}"))?,
         None => S::default(),
     };

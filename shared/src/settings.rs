@@ -84,13 +84,22 @@ fn settings_error(error: &serde_json::Error) -> String {
     trimmed.to_owned()
 }
 
-/// Decodes and validates settings, with messages fit for an operator.
-pub fn check<S: DeserializeOwned + Validatable>(payload: &[u8]) -> Result<S, String> {
+/// Decodes settings, with messages fit for an operator. `validate` decodes
+/// them the same way, so both entry points refuse the same documents and a
+/// module carries one decoder of its settings, not two.
+pub fn decode<S: DeserializeOwned>(payload: &[u8]) -> Result<S, String> {
     // serde fills a struct from a list by position; settings are a map.
     if payload.trim_ascii_start().first() == Some(&b'[') {
         return Err("settings must be a map of setting names to values, not a list".to_owned());
     }
-    let settings: S = serde_json::from_slice(payload).map_err(|e| settings_error(&e))?;
+    let value: serde_json::Value =
+        serde_json::from_slice(payload).map_err(|e| settings_error(&e))?;
+    crate::strict::from_value(&value).map_err(|e| e.to_string())
+}
+
+/// Decodes and validates settings, with messages fit for an operator.
+pub fn check<S: DeserializeOwned + Validatable>(payload: &[u8]) -> Result<S, String> {
+    let settings: S = decode(payload)?;
     settings.validate()?;
     Ok(settings)
 }
@@ -157,7 +166,18 @@ mod tests {
         let nested = answer(r#"{"exemptions": {"user": ["a"]}}"#);
         assert!(nested.message.unwrap().contains("unknown field `user`"));
         let wrong = answer(r#"{"exemptions": {"users": "alice"}}"#);
-        assert!(wrong.message.unwrap().contains("expected a sequence"));
+        assert_eq!(
+            wrong.message.unwrap(),
+            "example settings: exemptions.users: invalid type: string \"alice\", expected a sequence"
+        );
+        let nested = answer(r#"{"exemptions": [["alice"]]}"#);
+        assert!(!nested.valid);
+        assert!(
+            nested
+                .message
+                .unwrap()
+                .starts_with("example settings: exemptions: is a list")
+        );
         assert!(answer("{}").valid);
     }
 

@@ -1,0 +1,409 @@
+//! Settings decoded from JSON with two rules serde's derive lacks: a
+//! setting that is a map of settings must be given as a map (derive would
+//! fill it from a list by position, so `exemptions: [["alice"]]` passed as
+//! `users: [alice]`), and every error names the setting it is about
+//! (`exemptions.users[0]`), as the operator wrote it in the policy resource.
+
+use std::fmt;
+
+use serde::de::value::StrDeserializer;
+use serde::de::{
+    self, DeserializeOwned, DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, SeqAccess,
+    Visitor,
+};
+use serde_json::Value;
+
+/// A settings error and the setting it is about (`None` until the
+/// innermost value that failed has said where it is).
+#[derive(Debug)]
+pub struct Error {
+    path: Option<String>,
+    message: String,
+}
+
+impl Error {
+    /// Records `path` unless a value deeper down already did.
+    fn at(mut self, path: &str) -> Self {
+        if self.path.is_none() {
+            self.path = Some(path.to_owned());
+        }
+        self
+    }
+}
+
+impl de::Error for Error {
+    fn custom<T: fmt::Display>(message: T) -> Self {
+        Self {
+            path: None,
+            message: message.to_string(),
+        }
+    }
+
+    /// As serde_json words it: a JSON `null` is "null", not "unit value".
+    fn invalid_type(unexpected: de::Unexpected<'_>, expected: &dyn de::Expected) -> Self {
+        match unexpected {
+            de::Unexpected::Unit => {
+                <Self as de::Error>::custom(format_args!("invalid type: null, expected {expected}"))
+            }
+            other => <Self as de::Error>::custom(format_args!(
+                "invalid type: {other}, expected {expected}"
+            )),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.path.as_deref() {
+            Some(path) if !path.is_empty() => write!(f, "{path}: {}", self.message),
+            _ => f.write_str(&self.message),
+        }
+    }
+}
+
+/// Decodes `value` into `T` under the rules above.
+pub fn from_value<T: DeserializeOwned>(value: &Value) -> Result<T, Error> {
+    T::deserialize(Strict {
+        value,
+        path: String::new(),
+    })
+}
+
+/// One value of the settings and where it is.
+struct Strict<'a> {
+    value: &'a Value,
+    path: String,
+}
+
+fn child(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_owned()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+impl<'de> Deserializer<'de> for Strict<'_> {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        let result = match self.value {
+            Value::Null => visitor.visit_unit(),
+            Value::Bool(b) => visitor.visit_bool(*b),
+            Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
+                (Some(u), _, _) => visitor.visit_u64(u),
+                (None, Some(i), _) => visitor.visit_i64(i),
+                (None, None, Some(f)) => visitor.visit_f64(f),
+                (None, None, None) => Err(de::Error::custom(format!("{n} is not a number"))),
+            },
+            Value::String(s) => visitor.visit_str(s),
+            Value::Array(items) => visitor.visit_seq(Items {
+                items: items.iter().enumerate(),
+                path: &self.path,
+            }),
+            Value::Object(map) => visitor.visit_map(Entries {
+                entries: map.iter(),
+                pending: None,
+                path: &self.path,
+            }),
+        };
+        result.map_err(|e| e.at(&self.path))
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        if self.value.is_array() {
+            let error: Error = de::Error::custom(
+                "is a list, but it is a map of settings; give its keys, for example `key: value`",
+            );
+            return Err(error.at(&self.path));
+        }
+        self.deserialize_any(visitor)
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        if self.value.is_null() {
+            visitor.visit_none()
+        } else {
+            let path = self.path.clone();
+            visitor.visit_some(self).map_err(|e| e.at(&path))
+        }
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        match self.value {
+            Value::String(s) => {
+                let variant: StrDeserializer<'_, Error> = s.as_str().into_deserializer();
+                visitor.visit_enum(variant).map_err(|e| e.at(&self.path))
+            }
+            _ => self.deserialize_any(visitor),
+        }
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        let path = self.path.clone();
+        visitor.visit_newtype_struct(self).map_err(|e| e.at(&path))
+    }
+
+    // The types settings use get a method of their own that handles only
+    // their JSON type: each is instantiated for every field's visitor, and
+    // the whole match of `deserialize_any` in each would grow every module.
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.value {
+            Value::Bool(b) => visitor
+                .visit_bool::<Error>(*b)
+                .map_err(|e| e.at(&self.path)),
+            other => Err(invalid(other, &visitor, &self.path)),
+        }
+    }
+
+    fn deserialize_u64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.value {
+            Value::Number(_) => self.deserialize_any(visitor),
+            other => Err(invalid(other, &visitor, &self.path)),
+        }
+    }
+
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.value {
+            Value::String(s) => visitor.visit_str::<Error>(s).map_err(|e| e.at(&self.path)),
+            other => Err(invalid(other, &visitor, &self.path)),
+        }
+    }
+
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_str(visitor)
+    }
+
+    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_str(visitor)
+    }
+
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.value {
+            Value::Array(items) => visitor
+                .visit_seq(Items {
+                    items: items.iter().enumerate(),
+                    path: &self.path,
+                })
+                .map_err(|e| e.at(&self.path)),
+            other => Err(invalid(other, &visitor, &self.path)),
+        }
+    }
+
+    serde::forward_to_deserialize_any! {
+        i8 i16 i32 i64 i128 u8 u16 u32 u128 f32 f64 char
+        bytes byte_buf unit unit_struct tuple tuple_struct map ignored_any
+    }
+}
+
+/// serde's "invalid type" error for `value` where `expected` was wanted:
+/// one copy for every visitor, as it takes the expectation by reference.
+fn invalid(value: &Value, expected: &dyn de::Expected, path: &str) -> Error {
+    let unexpected = match value {
+        Value::Null => de::Unexpected::Unit,
+        Value::Bool(b) => de::Unexpected::Bool(*b),
+        Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
+            (Some(u), _, _) => de::Unexpected::Unsigned(u),
+            (None, Some(i), _) => de::Unexpected::Signed(i),
+            (None, None, f) => de::Unexpected::Float(f.unwrap_or_default()),
+        },
+        Value::String(s) => de::Unexpected::Str(s),
+        Value::Array(_) => de::Unexpected::Seq,
+        Value::Object(_) => de::Unexpected::Map,
+    };
+    <Error as de::Error>::invalid_type(unexpected, expected).at(path)
+}
+
+/// The entries of a list, each at `path[i]`.
+struct Items<'a> {
+    items: std::iter::Enumerate<std::slice::Iter<'a, Value>>,
+    path: &'a str,
+}
+
+impl<'de> SeqAccess<'de> for Items<'_> {
+    type Error = Error;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, Error> {
+        match self.items.next() {
+            None => Ok(None),
+            Some((i, value)) => seed
+                .deserialize(Strict {
+                    value,
+                    path: format!("{}[{i}]", self.path),
+                })
+                .map(Some),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.items.len())
+    }
+}
+
+/// The keys of a map, each value at `path.key`.
+struct Entries<'a> {
+    entries: serde_json::map::Iter<'a>,
+    pending: Option<(&'a str, &'a Value)>,
+    path: &'a str,
+}
+
+impl<'de> MapAccess<'de> for Entries<'_> {
+    type Error = Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, Error> {
+        match self.entries.next() {
+            None => Ok(None),
+            Some((key, value)) => {
+                self.pending = Some((key, value));
+                let key: StrDeserializer<'_, Error> = key.as_str().into_deserializer();
+                seed.deserialize(key).map(Some)
+            }
+        }
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
+        let (key, value) = self
+            .pending
+            .take()
+            .ok_or_else(|| <Error as de::Error>::custom("a value without its key"))?;
+        seed.deserialize(Strict {
+            value,
+            path: child(self.path, key),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    struct Inner {
+        #[serde(default)]
+        users: Vec<String>,
+        #[serde(default)]
+        enabled: Option<bool>,
+    }
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    enum Mode {
+        Deny,
+        Ignore,
+    }
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    struct Outer {
+        #[serde(default)]
+        exemptions: Option<Inner>,
+        #[serde(default)]
+        minimum: Option<u32>,
+        #[serde(default)]
+        mode: Option<Mode>,
+    }
+
+    fn decode(json: &str) -> Result<Outer, String> {
+        let value: Value = serde_json::from_str(json).map_err(|e| e.to_string())?;
+        from_value(&value).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_map_of_settings_given_as_a_list_is_refused_by_name() {
+        assert_eq!(
+            decode(r#"{"exemptions": [["alice"]]}"#).unwrap_err(),
+            "exemptions: is a list, but it is a map of settings; give its keys, for example `key: value`"
+        );
+        assert!(
+            decode(r#"{"exemptions": [true]}"#)
+                .unwrap_err()
+                .starts_with("exemptions: is a list")
+        );
+    }
+
+    #[test]
+    fn every_error_names_its_setting() {
+        assert_eq!(
+            decode(r#"{"exemptions": {"users": [["alice"]]}}"#).unwrap_err(),
+            "exemptions.users[0]: invalid type: sequence, expected a string"
+        );
+        assert_eq!(
+            decode(r#"{"exemptions": {"users": "alice"}}"#).unwrap_err(),
+            "exemptions.users: invalid type: string \"alice\", expected a sequence"
+        );
+        assert!(
+            decode(r#"{"exemptions": {"user": []}}"#)
+                .unwrap_err()
+                .starts_with("exemptions: unknown field `user`")
+        );
+        assert_eq!(
+            decode(r#"{"minimum": -1}"#).unwrap_err(),
+            "minimum: invalid value: integer `-1`, expected u32"
+        );
+        assert!(
+            decode(r#"{"mode": "warn"}"#)
+                .unwrap_err()
+                .starts_with("mode: unknown variant `warn`")
+        );
+        assert!(
+            decode(r#"{"mode": ["deny"]}"#)
+                .unwrap_err()
+                .starts_with("mode: invalid type: sequence")
+        );
+        assert!(
+            decode(r#"{"exemptions": {"enabled": [true]}}"#)
+                .unwrap_err()
+                .starts_with("exemptions.enabled: invalid type: sequence")
+        );
+        assert_eq!(
+            decode(r#"{"exemptions": {"users": null}}"#).unwrap_err(),
+            "exemptions.users: invalid type: null, expected a sequence"
+        );
+        assert!(
+            decode(r#"{"other": 1}"#)
+                .unwrap_err()
+                .starts_with("unknown field `other`")
+        );
+    }
+
+    #[test]
+    fn well_formed_settings_decode_as_serde_json_would() {
+        let json = r#"{"exemptions": {"users": ["alice"], "enabled": null}, "minimum": 46, "mode": "ignore"}"#;
+        let expected: Outer = serde_json::from_str(json).unwrap();
+        assert_eq!(decode(json).unwrap(), expected);
+        assert_eq!(expected.mode, Some(Mode::Ignore));
+        assert_eq!(
+            decode("{}").unwrap(),
+            Outer {
+                exemptions: None,
+                minimum: None,
+                mode: None
+            }
+        );
+        assert_ne!(Mode::Deny, Mode::Ignore);
+    }
+}

@@ -239,7 +239,7 @@ fn load_source(source: &Source, reading: Reading<'_>, loaded: &mut Loaded) -> Re
         let (object, document) = match &substituted {
             Some((values, found)) if substitute => (
                 values.get(index).unwrap_or(before),
-                found.get(index).or(original_positions.get(index)),
+                found.get(index).or_else(|| original_positions.get(index)),
             ),
             _ => (before, original_positions.get(index)),
         };

@@ -421,7 +421,7 @@ fn sarif_output_follows_the_schema_with_rules_and_regions() {
     );
     assert_eq!(location["region"]["startLine"], 9);
     assert_eq!(location["region"]["startColumn"], 3);
-    let rule = &rules[db["ruleIndex"].as_u64().unwrap() as usize];
+    let rule = &rules[usize::try_from(db["ruleIndex"].as_u64().unwrap()).unwrap()];
     assert_eq!(rule["id"], rule_id);
     assert!(
         rule["helpUri"]

@@ -100,7 +100,7 @@ pub fn sources(revision: &str, inputs: &[PathBuf]) -> Result<Vec<Source>> {
             // The same name the file has among the new inputs.
             let within = Path::new(&name)
                 .strip_prefix(relative)
-                .unwrap_or(Path::new(""));
+                .unwrap_or_else(|_| Path::new(""));
             let file = if within.as_os_str().is_empty() {
                 input.clone()
             } else {

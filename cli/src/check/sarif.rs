@@ -123,6 +123,12 @@ fn uri(path: &Path) -> String {
 /// The anchor a policy README gives a rule: `#rule-<rule>`.
 fn help_uri(bundle: &Bundle, rule: &str) -> String {
     let (policy, name) = rule.split_once('/').unwrap_or((rule, ""));
+    if policy == "check" {
+        return format!(
+            "{}/blob/main/README.md#checking-your-own-manifests",
+            super::HOME
+        );
+    }
     let readme = bundle.readme(policy);
     if name.is_empty() || name == "unknown" {
         readme

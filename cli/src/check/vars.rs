@@ -49,25 +49,24 @@ fn next_placeholder(text: &str, from: usize) -> Option<Placeholder<'_>> {
         let start = at + found;
         let escaped = start > 0 && text.get(start - 1..start) == Some("$");
         let body_start = start + 2;
-        let Some(close) = text.get(body_start..).and_then(|t| t.find('}')) else {
-            return None;
-        };
+        let close = text.get(body_start..).and_then(|t| t.find('}'))?;
         let body = text.get(body_start..body_start + close).unwrap_or_default();
         let end = body_start + close + 1;
         if !escaped {
             let split = body.find([':', '-', '=']).unwrap_or(body.len());
             let name = body.get(..split).unwrap_or_default();
             let rest = body.get(split..).unwrap_or_default();
-            let default = if let Some(d) = rest.strip_prefix(":-").or(rest.strip_prefix(":=")) {
-                Some((d, true))
-            } else if let Some(d) = rest.strip_prefix('-').or(rest.strip_prefix('=')) {
-                Some((d, false))
-            } else if rest.is_empty() {
-                None
-            } else {
-                at = end;
-                continue;
-            };
+            let default =
+                if let Some(d) = rest.strip_prefix(":-").or_else(|| rest.strip_prefix(":=")) {
+                    Some((d, true))
+                } else if let Some(d) = rest.strip_prefix('-').or_else(|| rest.strip_prefix('=')) {
+                    Some((d, false))
+                } else if rest.is_empty() {
+                    None
+                } else {
+                    at = end;
+                    continue;
+                };
             if valid_name(name) {
                 return Some(Placeholder {
                     start,
@@ -109,7 +108,7 @@ impl Vars {
     fn value<'a>(&'a self, placeholder: &Placeholder<'a>) -> Option<&'a str> {
         let set = self.0.get(placeholder.name).map(String::as_str);
         match (set, placeholder.default) {
-            (Some(value), Some((default, true))) if value.is_empty() => Some(default),
+            (Some(""), Some((default, true))) => Some(default),
             (Some(value), _) => Some(value),
             (None, Some((default, _))) => Some(default),
             (None, None) => None,

@@ -230,7 +230,7 @@ fn from_object(object: &Value) -> Result<BTreeMap<String, String>> {
         .get("kind")
         .and_then(Value::as_str)
         .unwrap_or_default();
-    let strings = |field: &str| -> Result<Vec<(String, String)>> {
+    let strings = |field: &str| -> Vec<(String, String)> {
         object
             .get(field)
             .and_then(Value::as_object)
@@ -241,15 +241,15 @@ fn from_object(object: &Value) -> Result<BTreeMap<String, String>> {
                     Value::String(s) => s.clone(),
                     other => other.to_string(),
                 };
-                Ok((key.clone(), text))
+                (key.clone(), text)
             })
             .collect()
     };
     let mut vars = BTreeMap::new();
     match kind {
-        "ConfigMap" => vars.extend(strings("data")?),
+        "ConfigMap" => vars.extend(strings("data")),
         "Secret" => {
-            for (key, encoded) in strings("data")? {
+            for (key, encoded) in strings("data") {
                 let bytes = base64::engine::general_purpose::STANDARD
                     .decode(encoded.trim())
                     .with_context(|| format!("data.{key} is not base64"))?;
@@ -257,7 +257,7 @@ fn from_object(object: &Value) -> Result<BTreeMap<String, String>> {
                     .with_context(|| format!("data.{key} is not UTF-8 text"))?;
                 vars.insert(key, text);
             }
-            vars.extend(strings("stringData")?);
+            vars.extend(strings("stringData"));
         }
         other => {
             bail!("a {other} holds no variables: give a ConfigMap, a Secret or KEY=VALUE lines")

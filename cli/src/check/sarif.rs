@@ -110,6 +110,8 @@ fn uri(path: &Path) -> String {
             '%' => "%25".to_owned(),
             '#' => "%23".to_owned(),
             '?' => "%3F".to_owned(),
+            '<' => "%3C".to_owned(),
+            '>' => "%3E".to_owned(),
             other => other.to_string(),
         })
         .collect();
@@ -217,5 +219,17 @@ pub fn render(reports: &[Report], bundle: &Bundle) -> Log {
             },
             results,
         }],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_become_uri_references() {
+        assert_eq!(uri(Path::new("./apps/a b.yaml")), "apps/a%20b.yaml");
+        assert_eq!(uri(Path::new("<stdin>")), "%3Cstdin%3E");
+        assert_eq!(uri(Path::new("/srv/x#1.yaml")), "file:///srv/x%231.yaml");
     }
 }

@@ -1,4 +1,14 @@
-//! `check`: the whole bundle over manifests, as a cluster would admit them.
+//! `check`: the whole bundle over manifests, as a cluster would admit them,
+//! with findings at the file, line and column of the field they name.
+
+mod baseline;
+pub mod git;
+mod junit;
+pub mod positions;
+mod rule;
+mod sarif;
+mod text;
+pub mod vars;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -8,12 +18,12 @@ use bundle::Operation;
 use host::{HostCapabilities, Policy, PolicyModule};
 use serde::Serialize;
 use serde_json::Value;
-use shared::{Finding, ParsedLine};
+use shared::FieldPath;
 
-use crate::manifests::{self, Change};
+use crate::manifests::{self, Change, Manifest, Reading};
 
 /// Whether a finding rejects the object or only warns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     Violation,
@@ -24,10 +34,9 @@ pub enum Severity {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Report {
-    pub policy: String,
-    /// The finding's rule, `<policy>/<rule>` as its tag says (empty for a
-    /// line without one).
+    /// `<policy>/<rule>`.
     pub rule: String,
+    pub policy: String,
     pub severity: Severity,
     pub operation: Operation,
     pub api_version: String,
@@ -35,6 +44,10 @@ pub struct Report {
     pub namespace: String,
     pub name: String,
     pub file: PathBuf,
+    /// Line and column (from 1) of the field, or of the object when the
+    /// field is not written in the file.
+    pub line: usize,
+    pub column: usize,
     /// The offending field, empty when the finding is about the object.
     pub field: String,
     pub message: String,
@@ -43,11 +56,51 @@ pub struct Report {
     pub code: Option<u16>,
 }
 
+impl Report {
+    /// `Kind namespace/name`.
+    pub fn object(&self) -> String {
+        if self.namespace.is_empty() {
+            format!("{} {}", self.kind, self.name)
+        } else {
+            format!("{} {}/{}", self.kind, self.namespace, self.name)
+        }
+    }
+
+    fn at(
+        change: &Change,
+        rule: String,
+        severity: Severity,
+        field: &FieldPath,
+        message: String,
+    ) -> Self {
+        let position = change.manifest.locate(field);
+        Self {
+            policy: rule.split('/').next().unwrap_or_default().to_owned(),
+            rule,
+            severity,
+            operation: change.operation,
+            api_version: change.key.api_version(),
+            kind: change.key.kind.clone(),
+            namespace: change.key.namespace.clone(),
+            name: change.key.name.clone(),
+            file: change.manifest.file.clone(),
+            line: position.line,
+            column: position.column,
+            field: field.to_string(),
+            message,
+            code: None,
+        }
+    }
+}
+
 /// Loaded modules with their settings validated.
 pub struct Bundle {
     modules: Vec<PolicyModule>,
     settings: BTreeMap<String, Value>,
 }
+
+/// The project's home, for rules whose policy names none.
+const HOME: &str = "https://github.com/cozystack/cozystack-policies";
 
 impl Bundle {
     /// Loads every module in `dist` (or the given module files).
@@ -77,11 +130,32 @@ impl Bundle {
             .collect()
     }
 
+    /// The README documenting a policy's rules (the project's README for
+    /// the check's own rules).
+    pub fn readme(&self, policy: &str) -> String {
+        let home = self
+            .modules
+            .iter()
+            .find(|m| m.name() == policy)
+            .and_then(|m| m.metadata())
+            .and_then(|m| m.annotations.get("io.kubewarden.policy.url"))
+            .map(|url| url.trim_end_matches('/').to_owned());
+        match home {
+            Some(home) => format!("{home}/blob/main/policies/{policy}/README.md"),
+            None => format!("{HOME}/blob/main/README.md"),
+        }
+    }
+
     /// Evaluates every change with every policy whose rules match it.
-    pub fn evaluate(&self, changes: &[Change]) -> Result<Vec<Report>> {
+    pub fn evaluate(&self, changes: &[Change]) -> Result<Evaluation> {
         let policies = self.policies()?;
-        let mut reports = Vec::new();
+        let mut evaluation = Evaluation::default();
         for change in changes {
+            if let Some(unresolved) = unresolved(change) {
+                evaluation.reports.extend(unresolved);
+                continue;
+            }
+            let mut matched = false;
             for policy in &policies {
                 let module = policy.module();
                 if module
@@ -90,23 +164,19 @@ impl Bundle {
                 {
                     continue;
                 }
-                let evaluation = policy.evaluate(&change.request, HostCapabilities::offline());
-                let response = evaluation.response;
-                let report = |severity, finding: ParsedLine| Report {
-                    policy: module.name().to_owned(),
-                    rule: finding.rule.unwrap_or_default(),
-                    severity,
-                    operation: change.operation,
-                    api_version: change.key.api_version(),
-                    kind: change.key.kind.clone(),
-                    namespace: change.key.namespace.clone(),
-                    name: change.key.name.clone(),
-                    file: change.file.clone(),
-                    field: finding.path.to_string(),
-                    message: finding.message,
-                    code: (severity == Severity::Violation)
-                        .then_some(response.code())
-                        .flatten(),
+                matched = true;
+                let response = policy
+                    .evaluate(&change.request, HostCapabilities::offline())
+                    .response;
+                let mut add = |severity, line: &str| {
+                    let (rule, finding) = rule::parse_line(module.name(), line);
+                    let mut report =
+                        Report::at(change, rule, severity, &finding.path, finding.message);
+                    report.policy = module.name().to_owned();
+                    if severity == Severity::Violation {
+                        report.code = response.code();
+                    }
+                    evaluation.reports.push(report);
                 };
                 if !response.allowed {
                     for line in response
@@ -114,97 +184,223 @@ impl Bundle {
                         .unwrap_or("rejected without a message")
                         .lines()
                     {
-                        reports.push(report(Severity::Violation, Finding::parse_line(line)));
+                        add(Severity::Violation, line);
                     }
                 }
                 for warning in response.warnings() {
-                    reports.push(report(Severity::Warning, Finding::parse_line(warning)));
+                    add(Severity::Warning, warning);
                 }
             }
+            if !matched {
+                evaluation.unmatched += 1;
+            }
         }
-        Ok(reports)
+        Ok(evaluation)
     }
 }
 
-/// How many requests of each operation a change caused.
-pub fn tally(changes: &[Change]) -> String {
-    let count = |op| changes.iter().filter(|c| c.operation == op).count();
-    format!(
-        "{} objects ({} CREATE, {} UPDATE, {} DELETE)",
-        changes.len(),
-        count(Operation::Create),
-        count(Operation::Update),
-        count(Operation::Delete)
+/// Findings for the fields of a written object that still hold a
+/// placeholder: such an object is not judged, as its literal `${VAR}`
+/// is not what Flux would apply.
+fn unresolved(change: &Change) -> Option<Vec<Report>> {
+    let manifest: &Manifest = &change.manifest;
+    if change.operation == Operation::Delete || manifest.unresolved.is_empty() {
+        return None;
+    }
+    Some(
+        manifest
+            .unresolved
+            .iter()
+            .map(|(field, names)| {
+                let names = names
+                    .iter()
+                    .map(|n| format!("${{{n}}}"))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                Report::at(
+                    change,
+                    rule::UNRESOLVED_VARIABLE.to_owned(),
+                    Severity::Warning,
+                    field,
+                    format!(
+                        "{names} has no value, so the object was not judged: give it with --var or --vars-from, or a default (${{VAR:=default}})"
+                    ),
+                )
+            })
+            .collect(),
     )
 }
 
-/// Human-readable output: findings grouped by object.
-pub fn render_text(reports: &[Report], changes: &[Change]) -> String {
-    let mut out = String::new();
-    let mut current: Option<(PathBuf, String, String, String)> = None;
-    for report in reports {
-        let object = (
-            report.file.clone(),
-            report.kind.clone(),
-            report.namespace.clone(),
-            report.name.clone(),
-        );
-        if current.as_ref() != Some(&object) {
-            let who = if report.namespace.is_empty() {
-                format!("{} {}", report.kind, report.name)
-            } else {
-                format!("{} {}/{}", report.kind, report.namespace, report.name)
-            };
-            out.push_str(&format!(
-                "{}: {} {who}\n",
-                report.file.display(),
-                report.operation
-            ));
-            current = Some(object);
-        }
-        let mark = match report.severity {
-            Severity::Violation => "✗",
-            Severity::Warning => "!",
-        };
-        let field = if report.field.is_empty() {
-            "(object)"
-        } else {
-            report.field.as_str()
-        };
-        let rule = if report.rule.is_empty() {
-            report.policy.as_str()
-        } else {
-            report.rule.as_str()
-        };
-        out.push_str(&format!(
-            "  {mark} {rule} {field}\n      {}\n",
-            report.message
-        ));
+/// Findings, and objects no policy looked at.
+#[derive(Debug, Default)]
+pub struct Evaluation {
+    pub reports: Vec<Report>,
+    pub unmatched: usize,
+}
+
+/// What was checked, for the summary line and the JSON output.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Summary {
+    pub objects: usize,
+    pub create: usize,
+    pub update: usize,
+    pub delete: usize,
+    /// Objects no policy's rules match.
+    pub unmatched: usize,
+    /// Documents that are not Kubernetes objects.
+    pub skipped: usize,
+    pub violations: usize,
+    pub warnings: usize,
+    /// Findings left out because the baseline has them.
+    pub baselined: usize,
+}
+
+impl Summary {
+    fn line(&self) -> String {
+        format!(
+            "{} violation(s), {} warning(s) in {} objects ({} CREATE, {} UPDATE, {} DELETE); {} matched no policy, {} document(s) skipped, {} finding(s) in the baseline",
+            self.violations,
+            self.warnings,
+            self.objects,
+            self.create,
+            self.update,
+            self.delete,
+            self.unmatched,
+            self.skipped,
+            self.baselined
+        )
     }
+}
+
+/// Output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+    Sarif,
+    Junit,
+}
+
+/// Which findings fail the check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FailOn {
+    Violation,
+    Warning,
+    Never,
+}
+
+/// Where the objects before the change come from.
+#[derive(Debug, Clone)]
+pub enum Old {
+    Directory(PathBuf),
+    Revision(String),
+}
+
+/// Everything `check` is asked.
+#[derive(Debug)]
+pub struct Options {
+    pub paths: Vec<PathBuf>,
+    pub old: Option<Old>,
+    pub strict: bool,
+    pub vars: vars::Vars,
+    pub format: Format,
+    pub fail_on: FailOn,
+    pub baseline: Option<PathBuf>,
+    pub write_baseline: Option<PathBuf>,
+}
+
+/// `--old` as given: a directory, or else a git revision.
+pub fn old(spec: &str, resolved: &Path, inputs: &[PathBuf]) -> Result<Old> {
+    if resolved.is_dir() {
+        return Ok(Old::Directory(resolved.to_owned()));
+    }
+    let near = inputs
+        .iter()
+        .find(|p| p.as_path() != Path::new("-"))
+        .cloned()
+        .unwrap_or_else(|| PathBuf::from("."));
+    if git::is_revision(&near, spec) {
+        Ok(Old::Revision(spec.to_owned()))
+    } else {
+        anyhow::bail!(
+            "--old {spec}: neither a directory nor a git revision of the inputs' repository"
+        )
+    }
+}
+
+/// Runs the check and prints; returns whether it failed.
+pub fn run(options: &Options, bundle: &Bundle) -> Result<bool> {
+    let reading = Reading {
+        strict: options.strict,
+        vars: &options.vars,
+    };
+    let old_sources = match &options.old {
+        Some(Old::Directory(dir)) => manifests::read(std::slice::from_ref(dir))?,
+        Some(Old::Revision(revision)) => git::sources(revision, &options.paths)?,
+        None => Vec::new(),
+    };
+    let old = manifests::load(old_sources, reading)?;
+    let new = manifests::load(manifests::read(&options.paths)?, reading)?;
+    for notice in &new.skipped {
+        eprintln!("skipped {notice}");
+    }
+    let changes = manifests::changes(old.manifests, new.manifests)?;
+    let evaluation = bundle.evaluate(&changes)?;
+    let mut reports = evaluation.reports;
+    reports.sort_by(|a, b| {
+        (&a.file, a.line, a.column, &a.rule).cmp(&(&b.file, b.line, b.column, &b.rule))
+    });
+    if let Some(path) = &options.write_baseline {
+        baseline::write(path, &reports)?;
+    }
+    let known = options
+        .baseline
+        .as_deref()
+        .map(baseline::read)
+        .transpose()?
+        .unwrap_or_default();
+    let before = reports.len();
+    reports.retain(|r| !known.contains(&baseline::Entry::of(r)));
+    let count = |op| changes.iter().filter(|c| c.operation == op).count();
     let violations = reports
         .iter()
         .filter(|r| r.severity == Severity::Violation)
         .count();
-    let warnings = reports.len() - violations;
-    out.push_str(&format!(
-        "{violations} violation(s), {warnings} warning(s) in {}\n",
-        tally(changes)
-    ));
-    out
-}
-
-/// Runs the check and prints; returns whether any violation was found.
-pub fn run(old: Option<&Path>, new: &[PathBuf], bundle: &Bundle, json: bool) -> Result<bool> {
-    let old_manifests = match old {
-        Some(old) => manifests::load(&[old.to_owned()])?,
-        None => Vec::new(),
+    let summary = Summary {
+        objects: changes.len(),
+        create: count(Operation::Create),
+        update: count(Operation::Update),
+        delete: count(Operation::Delete),
+        unmatched: evaluation.unmatched,
+        skipped: new.skipped.len(),
+        violations,
+        warnings: reports.len() - violations,
+        baselined: before - reports.len(),
     };
-    let changes = manifests::changes(old_manifests, manifests::load(new)?)?;
-    let reports = bundle.evaluate(&changes)?;
-    if json {
-        println!("{}", serde_json::to_string_pretty(&reports)?);
-    } else {
-        print!("{}", render_text(&reports, &changes));
+    match options.format {
+        Format::Text => print!("{}", text::render(&reports, &summary, text::colour())),
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(
+                &serde_json::json!({"findings": reports, "summary": summary})
+            )?
+        ),
+        Format::Sarif => println!(
+            "{}",
+            serde_json::to_string_pretty(&sarif::render(&reports, bundle))?
+        ),
+        Format::Junit => println!("{}", junit::render(&reports, &changes)?),
     }
-    Ok(reports.iter().any(|r| r.severity == Severity::Violation))
+    if options.format != Format::Text {
+        eprintln!("{}", summary.line());
+    }
+    if options.write_baseline.is_some() {
+        return Ok(false);
+    }
+    Ok(match options.fail_on {
+        FailOn::Violation => summary.violations > 0,
+        FailOn::Warning => !reports.is_empty(),
+        FailOn::Never => false,
+    })
 }

@@ -38,15 +38,40 @@ enum Command {
     /// objects). With --old, objects only in the new tree are CREATE, changed
     /// ones UPDATE, objects only in the old tree DELETE.
     Check {
-        /// Manifest files or directories after the change.
+        /// Manifest files or directories after the change (`-`: standard
+        /// input).
         #[arg(required = true)]
         paths: Vec<PathBuf>,
-        /// Manifests before the change.
+        /// Manifests before the change: a directory, or a git revision
+        /// (`origin/main`) whose tree is read at the same paths.
         #[arg(long)]
-        old: Option<PathBuf>,
-        /// Print JSON instead of text.
-        #[arg(long)]
+        old: Option<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: check::Format,
+        /// Same as --format json.
+        #[arg(long, conflicts_with = "format")]
         json: bool,
+        /// Which findings fail the check (exit 1).
+        #[arg(long, value_enum, default_value = "violation")]
+        fail_on: check::FailOn,
+        /// Refuse documents that are not Kubernetes objects instead of
+        /// skipping them.
+        #[arg(long)]
+        strict: bool,
+        /// A value for a Flux `${VAR}` placeholder; repeatable.
+        #[arg(long = "var", value_name = "KEY=VALUE")]
+        vars: Vec<String>,
+        /// Placeholder values from KEY=VALUE lines or a ConfigMap/Secret
+        /// manifest; repeatable.
+        #[arg(long, value_name = "FILE")]
+        vars_from: Vec<PathBuf>,
+        /// Fail only on findings this file (from --write-baseline) lacks.
+        #[arg(long, value_name = "FILE")]
+        baseline: Option<PathBuf>,
+        /// Write every finding to FILE as a baseline, and exit 0.
+        #[arg(long, value_name = "FILE")]
+        write_baseline: Option<PathBuf>,
         /// Policy settings as POLICY=FILE (YAML or JSON); repeatable.
         #[arg(long = "settings", value_name = "POLICY=FILE")]
         settings: Vec<String>,
@@ -208,7 +233,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Check {
             paths,
             old,
+            format,
             json,
+            fail_on,
+            strict,
+            vars,
+            vars_from,
+            baseline,
+            write_baseline,
             settings,
             dist,
         } => {
@@ -224,10 +256,32 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 );
             }
             let bundle = check::Bundle::load(&modules, parse_settings(root, &settings)?)?;
-            let paths: Vec<PathBuf> = paths.iter().map(|p| resolve(root, p)).collect();
-            let old = old.map(|o| resolve(root, &o));
-            let violated = check::run(old.as_deref(), &paths, &bundle, json)?;
-            Ok(if violated {
+            let paths: Vec<PathBuf> = paths
+                .iter()
+                .map(|p| {
+                    if p == Path::new("-") {
+                        p.clone()
+                    } else {
+                        resolve(root, p)
+                    }
+                })
+                .collect();
+            let vars_from: Vec<PathBuf> = vars_from.iter().map(|p| resolve(root, p)).collect();
+            let vars_from: Vec<&Path> = vars_from.iter().map(PathBuf::as_path).collect();
+            let options = check::Options {
+                old: old
+                    .map(|o| check::old(&o, &resolve(root, Path::new(&o)), &paths))
+                    .transpose()?,
+                paths,
+                strict,
+                vars: check::vars::Vars::load(&vars, &vars_from)?,
+                format: if json { check::Format::Json } else { format },
+                fail_on,
+                baseline: baseline.map(|p| resolve(root, &p)),
+                write_baseline: write_baseline.map(|p| resolve(root, &p)),
+            };
+            let failed = check::run(&options, &bundle)?;
+            Ok(if failed {
                 ExitCode::from(1)
             } else {
                 ExitCode::SUCCESS

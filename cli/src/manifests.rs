@@ -8,17 +8,39 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use anyhow::{Context, Result, bail};
 use bundle::{AdmissionRequest, Operation};
 use serde_json::{Value, json};
+use shared::FieldPath;
 use shared::catalogue::{APPS_GROUP, app_kind};
+use shared::field::Segment;
+
+use crate::check::positions::{self, Position};
+use crate::check::vars::{self, Vars};
 
 /// An object read from a manifest file.
 #[derive(Debug, Clone)]
 pub struct Manifest {
     pub file: PathBuf,
     pub object: Value,
+    /// Positions of the document the object is in.
+    pub positions: Rc<positions::Document>,
+    /// Where the object is in its document (`items[3]` of a `List`).
+    pub prefix: Vec<Segment>,
+    /// Fields that still hold a `${VAR}` placeholder, with the variables.
+    pub unresolved: Vec<(FieldPath, Vec<String>)>,
+}
+
+impl Manifest {
+    /// Where `field` (a path in the object) is written, or the closest
+    /// written field above it.
+    pub fn locate(&self, field: &FieldPath) -> Position {
+        let mut path = self.prefix.clone();
+        path.extend(field.segments().into_iter().cloned());
+        self.positions.locate(&path)
+    }
 }
 
 /// What identifies an object in a cluster.
@@ -95,6 +117,22 @@ pub fn plural(group: &str, kind: &str) -> String {
     }
 }
 
+/// A text manifests are read from, and the name findings give it.
+#[derive(Debug, Clone)]
+pub struct Source {
+    pub file: PathBuf,
+    pub text: String,
+}
+
+/// The name findings give standard input.
+pub const STDIN: &str = "<stdin>";
+
+/// Whether a file in a directory is read as manifests.
+pub fn is_manifest_name(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e == "yaml" || e == "yml" || e == "json")
+}
+
 fn manifest_files(path: &Path, found: &mut Vec<PathBuf>) -> Result<()> {
     if path.is_dir() {
         let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
@@ -103,11 +141,7 @@ fn manifest_files(path: &Path, found: &mut Vec<PathBuf>) -> Result<()> {
             .collect();
         entries.sort();
         for entry in entries {
-            if entry.is_dir()
-                || entry
-                    .extension()
-                    .is_some_and(|e| e == "yaml" || e == "yml" || e == "json")
-            {
+            if entry.is_dir() || is_manifest_name(&entry) {
                 manifest_files(&entry, found)?;
             }
         }
@@ -119,58 +153,174 @@ fn manifest_files(path: &Path, found: &mut Vec<PathBuf>) -> Result<()> {
     Ok(())
 }
 
-/// Every object in the files under `paths` (`List` kinds unpacked,
-/// documents without `apiVersion`/`kind` skipped, as kubectl ignores them
-/// only if empty: anything else is an error).
-pub fn load(paths: &[PathBuf]) -> Result<Vec<Manifest>> {
-    let mut files = Vec::new();
+/// The texts of the files under `paths`, directories read recursively
+/// (`*.yaml`, `*.yml`, `*.json`), `-` read from standard input.
+pub fn read(paths: &[PathBuf]) -> Result<Vec<Source>> {
+    let mut sources = Vec::new();
     for path in paths {
+        if path == Path::new("-") {
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+                .context("reading standard input")?;
+            sources.push(Source {
+                file: PathBuf::from(STDIN),
+                text,
+            });
+            continue;
+        }
+        let mut files = Vec::new();
         manifest_files(path, &mut files)?;
-    }
-    let mut manifests = Vec::new();
-    for file in files {
-        let text = std::fs::read_to_string(&file)
-            .with_context(|| format!("reading {}", file.display()))?;
-        let documents: Vec<Value> = serde_saphyr::from_multiple(&text)
-            .with_context(|| format!("reading {}", file.display()))?;
-        for (index, object) in documents.into_iter().enumerate() {
-            unpack(&file, index, object, &mut manifests)?;
+        for file in files {
+            let text = std::fs::read_to_string(&file)
+                .with_context(|| format!("reading {}", file.display()))?;
+            sources.push(Source { file, text });
         }
     }
-    Ok(manifests)
+    Ok(sources)
 }
 
-fn unpack(file: &Path, index: usize, object: Value, manifests: &mut Vec<Manifest>) -> Result<()> {
-    match &object {
+/// How documents are read.
+#[derive(Debug, Clone, Copy)]
+pub struct Reading<'a> {
+    /// Documents that are not Kubernetes objects are errors, not notices.
+    pub strict: bool,
+    pub vars: &'a Vars,
+}
+
+/// The objects of a set of sources, and what was skipped.
+#[derive(Debug, Default)]
+pub struct Loaded {
+    pub manifests: Vec<Manifest>,
+    /// One line per document that is not a Kubernetes object.
+    pub skipped: Vec<String>,
+}
+
+/// Every object in `sources` (`List` kinds unpacked, `${VAR}` placeholders
+/// filled). Documents without `apiVersion` and `kind` (kustomization
+/// files, Helm values, CI configuration) are skipped with a notice, or
+/// refused when `reading.strict`; objects without `metadata.name` are
+/// refused.
+pub fn load(sources: Vec<Source>, reading: Reading<'_>) -> Result<Loaded> {
+    let mut loaded = Loaded::default();
+    for source in sources {
+        load_source(&source, reading, &mut loaded)
+            .with_context(|| format!("reading {}", source.file.display()))?;
+    }
+    Ok(loaded)
+}
+
+/// The documents of a text and their positions; documents whose positions
+/// cannot be matched point at the top of the file.
+fn documents(text: &str) -> Result<(Vec<Value>, Vec<Rc<positions::Document>>)> {
+    let values: Vec<Value> = serde_saphyr::from_multiple(text)?;
+    let mut found = positions::index(text);
+    if found.len() != values.len() {
+        found = Vec::new();
+    }
+    let top = positions::Document::at(Position { line: 1, column: 1 });
+    let found = (0..values.len())
+        .map(|i| Rc::new(found.get(i).cloned().unwrap_or_else(|| top.clone())))
+        .collect();
+    Ok((values, found))
+}
+
+fn load_source(source: &Source, reading: Reading<'_>, loaded: &mut Loaded) -> Result<()> {
+    let (original, original_positions) = documents(&source.text)?;
+    // Flux substitutes in the text; a substitution that changes the
+    // document structure (a value holding `---`) is not followed.
+    let substituted = source
+        .text
+        .contains("${")
+        .then(|| documents(&reading.vars.substitute(&source.text)))
+        .transpose()?
+        .filter(|(values, _)| values.len() == original.len());
+    for (index, before) in original.iter().enumerate() {
+        let substitute = vars::enabled(before);
+        let (object, document) = match &substituted {
+            Some((values, found)) if substitute => (
+                values.get(index).unwrap_or(before),
+                found.get(index).or_else(|| original_positions.get(index)),
+            ),
+            _ => (before, original_positions.get(index)),
+        };
+        let document = document
+            .cloned()
+            .unwrap_or_else(|| Rc::new(positions::Document::at(Position { line: 1, column: 1 })));
+        let place = Place {
+            file: &source.file,
+            document,
+            substitute,
+        };
+        unpack(&place, reading, Vec::new(), object, before, loaded)?;
+    }
+    Ok(())
+}
+
+/// Where the documents being unpacked come from.
+struct Place<'a> {
+    file: &'a Path,
+    document: Rc<positions::Document>,
+    substitute: bool,
+}
+
+fn unpack(
+    place: &Place<'_>,
+    reading: Reading<'_>,
+    prefix: Vec<Segment>,
+    object: &Value,
+    before: &Value,
+    loaded: &mut Loaded,
+) -> Result<()> {
+    let text = |key: &str| object.get(key).and_then(Value::as_str);
+    let start = place.document.locate(&prefix);
+    match object {
         Value::Null => Ok(()),
         Value::Object(map) if map.is_empty() => Ok(()),
-        Value::Object(map)
-            if map
-                .get("kind")
-                .and_then(Value::as_str)
-                .is_some_and(|k| k.ends_with("List")) =>
-        {
-            for item in map
-                .get("items")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                unpack(file, index, item.clone(), manifests)?;
+        _ if text("apiVersion").is_none() || text("kind").is_none() => {
+            let notice = format!(
+                "{}:{}:{}: not a Kubernetes object (no apiVersion and kind)",
+                place.file.display(),
+                start.line,
+                start.column
+            );
+            if reading.strict {
+                bail!("{notice}; --strict refuses it");
+            }
+            loaded.skipped.push(notice);
+            Ok(())
+        }
+        Value::Object(map) if text("kind").is_some_and(|k| k.ends_with("List")) => {
+            let items = map.get("items").and_then(Value::as_array);
+            let old_items = before.get("items").and_then(Value::as_array);
+            for (i, item) in items.into_iter().flatten().enumerate() {
+                let mut path = prefix.clone();
+                path.extend([Segment::Key("items".into()), Segment::Index(i)]);
+                let old = old_items.and_then(|o| o.get(i)).unwrap_or(item);
+                unpack(place, reading, path, item, old, loaded)?;
             }
             Ok(())
         }
-        Value::Object(_) if ObjectKey::of(&object).is_some() => {
-            manifests.push(Manifest {
-                file: file.to_owned(),
-                object,
+        Value::Object(_) if ObjectKey::of(object).is_some() => {
+            let unresolved = if place.substitute {
+                vars::unresolved_fields(reading.vars, before)
+            } else {
+                Vec::new()
+            };
+            loaded.manifests.push(Manifest {
+                file: place.file.to_owned(),
+                object: object.clone(),
+                positions: place.document.clone(),
+                prefix,
+                unresolved,
             });
             Ok(())
         }
         _ => bail!(
-            "{}: document {} is not a Kubernetes object (apiVersion, kind and metadata.name are required)",
-            file.display(),
-            index + 1
+            "{}:{}:{}: a {} without metadata.name is not a Kubernetes object one can apply",
+            place.file.display(),
+            start.line,
+            start.column,
+            text("kind").unwrap_or_default()
         ),
     }
 }
@@ -180,8 +330,9 @@ fn unpack(file: &Path, index: usize, object: Value, manifests: &mut Vec<Manifest
 pub struct Change {
     pub key: ObjectKey,
     pub operation: Operation,
-    /// The file of the new object (old one for DELETE).
-    pub file: PathBuf,
+    /// The new object as read (the old one for DELETE): its file and
+    /// the positions of its fields.
+    pub manifest: Manifest,
     pub request: AdmissionRequest,
 }
 
@@ -252,13 +403,13 @@ pub fn changes(old: Vec<Manifest>, new: Vec<Manifest>) -> Result<Vec<Change>> {
             None => changes.push(Change {
                 key: key.clone(),
                 operation: Operation::Create,
-                file: manifest.file.clone(),
+                manifest: manifest.clone(),
                 request: request(key, Operation::Create, Some(&manifest.object), None)?,
             }),
             Some(previous) if previous.object != manifest.object => changes.push(Change {
                 key: key.clone(),
                 operation: Operation::Update,
-                file: manifest.file.clone(),
+                manifest: manifest.clone(),
                 request: request(
                     key,
                     Operation::Update,
@@ -274,7 +425,7 @@ pub fn changes(old: Vec<Manifest>, new: Vec<Manifest>) -> Result<Vec<Change>> {
             changes.push(Change {
                 key: key.clone(),
                 operation: Operation::Delete,
-                file: manifest.file.clone(),
+                manifest: manifest.clone(),
                 request: request(key, Operation::Delete, None, Some(&manifest.object))?,
             });
         }
@@ -291,6 +442,9 @@ mod tests {
             file: PathBuf::from(format!("{name}.yaml")),
             object: json!({"apiVersion": "apps.cozystack.io/v1alpha1", "kind": "Postgres",
                 "metadata": {"name": name, "namespace": "tenant-foo"}, "spec": {"storageClass": class}}),
+            positions: Rc::default(),
+            prefix: Vec::new(),
+            unresolved: Vec::new(),
         }
     }
 

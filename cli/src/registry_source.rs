@@ -8,7 +8,7 @@
 //! network, a tag is resolved by the registry each time. A pinned digest
 //! the registry's manifest does not hash to is an error.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use host::PolicyModule;
@@ -27,11 +27,10 @@ pub fn load(reference: &str) -> Result<PolicyModule> {
     let parsed: Reference = reference.parse().with_context(|| {
         format!("--policy {SCHEME}{reference}: expected registry://host/repo:tag[@sha256:…]")
     })?;
-    let name = parsed
-        .repository()
-        .rsplit('/')
-        .next()
-        .unwrap_or(parsed.repository())
+    let repository = parsed.repository();
+    let name = repository
+        .rsplit_once('/')
+        .map_or(repository, |(_, last)| last)
         .to_owned();
     let cache = Cache::new(cache_dir()?);
     let wasm = fetch(&parsed, &cache).with_context(|| format!("{SCHEME}{reference}"))?;
@@ -177,8 +176,8 @@ impl Cache {
     /// running at the same time never reads half a file.
     fn write(&self, digest: &str, bytes: &[u8]) -> Result<()> {
         let path = self.path(digest)?;
-        let dir = path.parent().unwrap_or(Path::new("."));
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        let dir = self.dir.join("sha256");
+        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
         let partial = path.with_extension(format!("partial-{}", std::process::id()));
         std::fs::write(&partial, bytes)
             .with_context(|| format!("writing {}", partial.display()))?;

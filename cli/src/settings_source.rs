@@ -181,6 +181,39 @@ mod tests {
     }
 
     #[test]
+    fn a_settings_file_maps_policies_and_later_sources_win() {
+        let dir = std::env::temp_dir().join(format!("cozystack-settings-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let map = dir.join("settings.yaml");
+        std::fs::write(
+            &map,
+            "oidc-config: {platformOidcEnabled: true}\nno-delete: {}\n",
+        )
+        .unwrap();
+        let one = dir.join("one.yaml");
+        std::fs::write(&one, "platformOidcEnabled: false\n").unwrap();
+        let list = dir.join("list.yaml");
+        std::fs::write(&list, "- oidc-config\n").unwrap();
+        let arg = |path: &Path| path.to_string_lossy().into_owned();
+
+        let settings = collect(
+            &dir,
+            &[],
+            &[arg(&map), format!("oidc-config={}", arg(&one))],
+        )
+        .unwrap();
+        assert_eq!(settings["no-delete"], serde_json::json!({}));
+        assert_eq!(
+            settings["oidc-config"],
+            serde_json::json!({"platformOidcEnabled": false}),
+            "POLICY=FILE given later wins over the map"
+        );
+        let error = format!("{:#}", collect(&dir, &[], &[arg(&list)]).unwrap_err());
+        assert!(error.contains("expected a map from policy name"), "{error}");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
     fn a_policy_manifest_without_a_module_is_an_error_naming_it() {
         let document = serde_json::json!({
             "kind": "ClusterAdmissionPolicy",

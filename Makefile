@@ -96,12 +96,30 @@ SOAK_SECONDS ?= 300
 
 soak: dist
 	SOAK_SECONDS=$(SOAK_SECONDS) $(CARGO) test $(CARGO_FLAGS) $(HOST) --test soak
+## The standalone CLI (README: "Building the CLI"): installed with dist/
+## embedded, run from an empty directory. Relinks the CLI once.
+.PHONY: standalone
+standalone: dist
+	e2e/standalone.sh
+
+## The released CLI with this checkout's dist/ embedded, in target/standalone.
+.PHONY: standalone-cli
+standalone-cli: dist
+	COZYSTACK_POLICIES_DIST=$(abspath dist) CARGO_TARGET_DIR=$(abspath target) \
+	  $(CARGO) install $(CARGO_FLAGS) --path cli --root target/standalone
+
+## The container image definition, with hadolint (tools/install-hadolint).
+.PHONY: lint-dockerfile
+lint-dockerfile:
+	tools/install-hadolint
+	tools/lint-dockerfile
 
 ## Each stage in turn, timed; the summary at the end lists them all.
 test: setup
 	@$(STAGE) --reset
 	@$(STAGE) lint $(MAKE) --no-print-directory lint
 	@$(STAGE) lint-workflows $(MAKE) --no-print-directory lint-workflows
+	@$(STAGE) lint-dockerfile $(MAKE) --no-print-directory lint-dockerfile
 	@$(STAGE) dist $(MAKE) --no-print-directory dist
 	@$(STAGE) unit $(MAKE) --no-print-directory unit
 	@$(STAGE) fuzz-smoke $(MAKE) --no-print-directory fuzz-smoke
@@ -111,6 +129,9 @@ test: setup
 	@$(STAGE) registry $(MAKE) --no-print-directory registry
 	@$(STAGE) sbom $(MAKE) --no-print-directory sbom
 	@$(STAGE) reproducible $(MAKE) --no-print-directory reproducible
+	@# Last: it leaves the embedding CLI in target/release, which the
+	@# stages above would each rebuild back.
+	@$(STAGE) standalone $(MAKE) --no-print-directory standalone
 	@$(STAGE) --summary
 
 bench: dist

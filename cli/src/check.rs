@@ -103,15 +103,10 @@ pub struct Bundle {
 const HOME: &str = "https://github.com/cozystack/cozystack-policies";
 
 impl Bundle {
-    /// Loads every module in `dist` (or the given module files).
-    pub fn load(modules: &[PathBuf], settings: BTreeMap<String, Value>) -> Result<Self> {
-        let modules = modules
-            .iter()
-            .map(|path| {
-                PolicyModule::from_file(path).with_context(|| format!("loading {}", path.display()))
-            })
-            .collect::<Result<Vec<_>>>()?;
-        Ok(Self { modules, settings })
+    /// The bundle of compiled modules (see `bundle_source` for where they
+    /// come from) with each policy's settings.
+    pub fn new(modules: Vec<PolicyModule>, settings: BTreeMap<String, Value>) -> Self {
+        Self { modules, settings }
     }
 
     fn policies(&self) -> Result<Vec<Policy<'_>>> {

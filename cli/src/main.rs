@@ -4,19 +4,21 @@
 mod artifacthub;
 mod bench;
 mod bench_server;
+mod bundle_source;
 mod case_export;
 mod check;
 mod deploy;
 mod dist;
 mod manifests;
 mod push;
+mod registry_source;
+mod settings_source;
 mod workspace;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
@@ -72,12 +74,26 @@ enum Command {
         /// Write every finding to FILE as a baseline, and exit 0.
         #[arg(long, value_name = "FILE")]
         write_baseline: Option<PathBuf>,
-        /// Policy settings as POLICY=FILE (YAML or JSON); repeatable.
-        #[arg(long = "settings", value_name = "POLICY=FILE")]
+        /// Policy settings: a YAML or JSON file mapping policy names to
+        /// their settings, or POLICY=FILE for one policy; repeatable, later
+        /// ones win.
+        #[arg(long = "settings", value_name = "FILE|POLICY=FILE")]
         settings: Vec<String>,
-        /// Directory of the annotated modules.
-        #[arg(long, default_value = "dist")]
-        dist: PathBuf,
+        /// ClusterAdmissionPolicy and AdmissionPolicy manifests (a file or a
+        /// directory, like deploy/): each policy gets the `spec.settings` of
+        /// the manifest whose module names it; repeatable.
+        #[arg(long, value_name = "PATH")]
+        from_deploy: Vec<PathBuf>,
+        /// The modules to check with instead of the bundle: a module file, a
+        /// directory of modules, or registry://host/repo:tag[@sha256:…]
+        /// (pulled and cached by digest); repeatable.
+        #[arg(long, value_name = "MODULE")]
+        policy: Vec<String>,
+        /// Directory of the annotated modules. Without it (and without
+        /// --policy) the modules embedded at build time are used, else
+        /// dist/ of the clone.
+        #[arg(long)]
+        dist: Option<PathBuf>,
     },
     /// Annotate cargo's wasm artifacts into dist/<policy>.wasm.
     Dist {
@@ -210,23 +226,6 @@ fn resolve(root: &Path, path: &Path) -> PathBuf {
     }
 }
 
-fn parse_settings(root: &Path, pairs: &[String]) -> Result<BTreeMap<String, serde_json::Value>> {
-    pairs
-        .iter()
-        .map(|pair| {
-            let (policy, file) = pair
-                .split_once('=')
-                .with_context(|| format!("--settings {pair:?}: expected POLICY=FILE"))?;
-            let path = resolve(root, Path::new(file));
-            let text = std::fs::read_to_string(&path)
-                .with_context(|| format!("reading {}", path.display()))?;
-            let value: serde_json::Value = bundle::yaml::from_str(&text)
-                .with_context(|| format!("parsing {}", path.display()))?;
-            Ok((policy.to_owned(), serde_json::to_value(value)?))
-        })
-        .collect()
-}
-
 fn run(cli: Cli) -> Result<ExitCode> {
     let root = &cli.root;
     match cli.command {
@@ -242,20 +241,17 @@ fn run(cli: Cli) -> Result<ExitCode> {
             baseline,
             write_baseline,
             settings,
+            from_deploy,
+            policy,
             dist,
         } => {
-            let dist = resolve(root, &dist);
-            let modules: Vec<PathBuf> = workspace::policies(root)?
-                .iter()
-                .map(|p| p.module_path(&dist))
-                .collect();
-            if let Some(missing) = modules.iter().find(|m| !m.is_file()) {
-                bail!(
-                    "{} is missing: build the bundle with `make dist`",
-                    missing.display()
-                );
-            }
-            let bundle = check::Bundle::load(&modules, parse_settings(root, &settings)?)?;
+            let modules = bundle_source::load(&bundle_source::Request {
+                policies: &policy,
+                dist: dist.map(|d| resolve(root, &d)).as_deref(),
+                root,
+            })?;
+            let settings = settings_source::collect(root, &from_deploy, &settings)?;
+            let bundle = check::Bundle::new(modules, settings);
             let paths: Vec<PathBuf> = paths
                 .iter()
                 .map(|p| {

@@ -448,3 +448,102 @@ fn push_sends_credentials_to_a_registry_that_wants_them() {
     let seen = runtime.block_on(verify(&client(), &auth, &pushed[0]));
     println!("with credentials: {seen}");
 }
+
+/// `check` with the exit code, stdout and stderr, caching under `cache`.
+fn check_with_cache(cache: &Path, args: &[&str]) -> (i32, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_cozystack-policies"))
+        .arg("--root")
+        .arg(root())
+        .arg("check")
+        .args(args)
+        .env("XDG_CACHE_HOME", cache)
+        .output()
+        .unwrap();
+    (
+        output.status.code().unwrap(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+fn cached_files(cache: &Path) -> usize {
+    std::fs::read_dir(cache.join("cozystack-policies/sha256")).map_or(0, |dir| dir.count())
+}
+
+#[test]
+#[ignore = "needs the docker-registry binary: run `make registry`"]
+fn check_pulls_published_modules_once_and_then_works_offline() {
+    let registry = Registry::start("check", None);
+    let prefix = format!("{}/cozystack-policies", registry.address);
+    let module = dist().join("no-delete.wasm");
+    let pushed = pushed_lines(&cli(
+        &[
+            "push",
+            "--json",
+            "--registry",
+            &prefix,
+            &module.to_string_lossy(),
+        ],
+        None,
+    ));
+    let digest = pushed[0]["immutable_ref"]
+        .as_str()
+        .unwrap()
+        .split_once('@')
+        .unwrap()
+        .1;
+    let pinned = format!("registry://{prefix}/no-delete:v0.1.0@{digest}");
+    let cache = std::env::temp_dir().join(format!("cozystack-check-cache-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&cache);
+    let args = [
+        "--json",
+        "--policy",
+        pinned.as_str(),
+        "--old",
+        "examples/before",
+        "examples/after",
+    ];
+
+    let (code, stdout, stderr) = check_with_cache(&cache, &args);
+    assert_eq!(
+        code, 1,
+        "{pinned}: the example deletes a protected object\n{stderr}"
+    );
+    let findings: Vec<serde_json::Value> = serde_json::from_str(&stdout).unwrap();
+    assert!(!findings.is_empty(), "{stdout}");
+    assert!(
+        findings.iter().all(|f| f["policy"] == "no-delete"),
+        "only the module named runs: {stdout}"
+    );
+    assert!(
+        findings.iter().any(|f| f["operation"] == "DELETE"),
+        "{stdout}"
+    );
+    assert_eq!(
+        cached_files(&cache),
+        2,
+        "the manifest and the module are cached"
+    );
+
+    // The registry gone, the pinned reference is served from the cache.
+    drop(registry);
+    let (offline, offline_stdout, stderr) = check_with_cache(&cache, &args);
+    assert_eq!(offline, 1, "from the cache: {stderr}");
+    assert_eq!(offline_stdout, stdout, "the cached module judges the same");
+
+    // A digest nobody published: not in the cache, and no registry to ask.
+    let (code, _, stderr) = check_with_cache(
+        &cache,
+        &[
+            "--policy",
+            &format!(
+                "registry://{prefix}/no-delete:v0.1.0@sha256:{}",
+                "0".repeat(64)
+            ),
+            "examples/after",
+        ],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("no-delete:v0.1.0@sha256:000"), "{stderr}");
+    std::fs::remove_dir_all(&cache).unwrap();
+}

@@ -1,0 +1,112 @@
+//! Where `check` takes its modules from, first match wins: the `--policy`
+//! arguments, a `--dist` directory named on the command line, the modules
+//! embedded at build time (README: "Building the CLI"), `dist/` of the clone
+//! the command runs in.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use host::PolicyModule;
+
+use crate::{registry_source, workspace};
+
+mod embedded {
+    include!(concat!(env!("OUT_DIR"), "/embedded_modules.rs"));
+}
+
+/// The modules this binary was built with, by policy name; empty when it
+/// was built without `COZYSTACK_POLICIES_DIST`.
+pub fn embedded() -> &'static [(&'static str, &'static [u8])] {
+    embedded::MODULES
+}
+
+/// What the user asked for on the command line.
+pub struct Request<'a> {
+    /// `--policy`: module files, directories of modules, or `registry://`
+    /// references.
+    pub policies: &'a [String],
+    /// `--dist`, when given.
+    pub dist: Option<&'a Path>,
+    /// `--root`, where a clone's `policies/` and `dist/` are.
+    pub root: &'a Path,
+}
+
+/// Compiles the modules the request names, in the order of the lookup.
+pub fn load(request: &Request) -> Result<Vec<PolicyModule>> {
+    if !request.policies.is_empty() {
+        let mut modules = Vec::new();
+        for policy in request.policies {
+            modules.extend(load_policy_arg(policy, request.root)?);
+        }
+        return Ok(modules);
+    }
+    if let Some(dist) = request.dist {
+        return load_dist(dist, request.root);
+    }
+    if !embedded().is_empty() {
+        return embedded()
+            .iter()
+            .map(|(name, bytes)| {
+                PolicyModule::from_bytes((*name).to_owned(), bytes)
+                    .with_context(|| format!("loading the embedded module {name}"))
+            })
+            .collect();
+    }
+    if !request.root.join("policies").is_dir() {
+        bail!(
+            "this cozystack-policies carries no embedded modules (it was built without \
+             COZYSTACK_POLICIES_DIST) and {} is not a clone of the repository: pass \
+             --policy with module files or registry:// references, or use a released \
+             binary (README: \"Building the CLI\")",
+            request.root.display()
+        );
+    }
+    load_dist(&request.root.join("dist"), request.root)
+}
+
+/// Every policy's module of the clone at `root`, from `dist`.
+fn load_dist(dist: &Path, root: &Path) -> Result<Vec<PolicyModule>> {
+    let paths: Vec<PathBuf> = workspace::policies(root)?
+        .iter()
+        .map(|p| p.module_path(dist))
+        .collect();
+    if let Some(missing) = paths.iter().find(|m| !m.is_file()) {
+        bail!(
+            "{} is missing: build the bundle with `make dist`, or pass --policy",
+            missing.display()
+        );
+    }
+    paths.iter().map(|path| load_file(path)).collect()
+}
+
+/// One `--policy` argument: a registry reference, a directory of modules or
+/// a module file.
+fn load_policy_arg(arg: &str, root: &Path) -> Result<Vec<PolicyModule>> {
+    if let Some(reference) = arg.strip_prefix(registry_source::SCHEME) {
+        return Ok(vec![registry_source::load(reference)?]);
+    }
+    let path = crate::resolve(root, Path::new(arg));
+    if path.is_dir() {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&path)
+            .with_context(|| format!("--policy {}: reading the directory", path.display()))?
+            .map(|entry| entry.map(|e| e.path()))
+            .collect::<std::io::Result<_>>()
+            .with_context(|| format!("--policy {}: reading the directory", path.display()))?;
+        files.retain(|f| f.extension().is_some_and(|e| e == "wasm"));
+        files.sort();
+        if files.is_empty() {
+            bail!(
+                "--policy {}: the directory holds no .wasm module",
+                path.display()
+            );
+        }
+        return files.iter().map(|f| load_file(f)).collect();
+    }
+    Ok(vec![load_file(&path).with_context(|| {
+        format!("--policy {arg}: expected a module file, a directory of modules or registry://host/repo:tag")
+    })?])
+}
+
+fn load_file(path: &Path) -> Result<PolicyModule> {
+    PolicyModule::from_file(path).with_context(|| format!("loading {}", path.display()))
+}

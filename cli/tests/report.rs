@@ -136,8 +136,7 @@ fn markdown_has_the_totals_and_a_linked_row_per_finding() {
     assert!(md.contains("| policy | findings |\n|---|---:|\n| chart-render | 1 |\n| no-delete | 1 |\n| oidc-config | 1 |\n"), "{md}");
     assert!(md.contains(
         "| fail | medium | [oidc-config/custom-config-exclusive](https://github.com/cozystack/cozystack-policies/blob/main/policies/oidc-config/README.md#rule-custom-config-exclusive) \
-         | Kubernetes tenant-root/dev | `spec.oidc.customConfig` | set exactly one of `config` (inline) or `secretRef.name` | \
-         set exactly one of `config` (inline) or `secretRef.name` |\n"
+         | Kubernetes tenant-root/dev | `spec.oidc.customConfig` | set exactly one of `config` (inline) or `secretRef.name` |  |\n"
     ), "{md}");
     assert!(
         md.contains("| warn | medium | [chart-render/unknown]"),

@@ -106,6 +106,16 @@ impl Finding {
         }
     }
 
+    /// The fix when it adds to the message: a message that is all advice
+    /// needs no fix beside it.
+    pub fn fix_beyond_message(&self) -> &str {
+        if self.message.starts_with(&self.fix) {
+            ""
+        } else {
+            &self.fix
+        }
+    }
+
     pub fn severity_label(&self) -> &str {
         label(&self.severity, "none")
     }

@@ -5,11 +5,10 @@
 //! strictly.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 
 use super::super::finding::Finding;
 use super::super::output::Report;
-use super::{field_label, headline, rows};
+use super::{field_label, rows};
 
 const STYLE: &str = include_str!("report.css");
 const SCRIPT: &str = include_str!("report.js");
@@ -23,27 +22,33 @@ pub fn render(report: &Report) -> String {
         "<meta charset=\"utf-8\"/>\n<meta name=\"viewport\" content=\"width=device-width\"/>\n",
     );
     out.push_str("<title>Policy report</title>\n");
-    let _ = write!(out, "<style>\n{STYLE}</style>\n</head>\n<body>\n");
-    let _ = write!(
-        out,
-        "<h1>Policy report</h1>\n<p id=\"headline\">{}</p>\n",
-        escape(&headline(report))
-    );
-    let _ = write!(
-        out,
+    out.push_str(&format!("<style>\n{STYLE}</style>\n</head>\n<body>\n"));
+    out.push_str("<h1>Policy report</h1>\n");
+    out.push_str(&format!(
         "<p class=\"total\">Findings: <span id=\"total-findings\">{}</span></p>\n",
         report.totals.findings
-    );
+    ));
     if report.compared() {
-        out.push_str("<p class=\"total\">");
-        for (status, n) in &report.totals.since {
-            let _ = write!(
-                out,
-                "{}: <span id=\"since-{}\">{n}</span> ",
-                escape(status),
-                escape(status)
-            );
-        }
+        let counts: Vec<String> = [
+            ("new", "new"),
+            ("resolved", "resolved"),
+            ("open", "still open"),
+        ]
+        .iter()
+        .map(|(status, label)| {
+            let n = report
+                .totals
+                .since
+                .get(*status)
+                .copied()
+                .unwrap_or_default();
+            format!("<span id=\"since-{status}\">{n}</span> {label}")
+        })
+        .collect();
+        out.push_str(&format!(
+            "<p class=\"total\">Since the previous report: {}",
+            counts.join(", ")
+        ));
         out.push_str("</p>\n");
     }
     out.push_str("<div class=\"charts\">\n");
@@ -59,10 +64,9 @@ pub fn render(report: &Report) -> String {
          <span id=\"shown\">0</span> of <span id=\"rows\">0</span> shown</p>\n",
     );
     findings_table(&mut out, report);
-    let _ = write!(
-        out,
+    out.push_str(&format!(
         "<script>//<![CDATA[\n{SCRIPT}//]]></script>\n</body>\n</html>\n"
-    );
+    ));
     out
 }
 
@@ -73,17 +77,14 @@ fn chart(out: &mut String, name: &str, counts: &BTreeMap<String, usize>) {
     let max = bars.first().map_or(1, |(_, n)| (**n).max(1));
     let (row, label, width) = (22, 190, 300);
     let height = row * bars.len().max(1) + 4;
-    let _ = write!(
-        out,
-        "<figure><figcaption>Findings by {name}</figcaption>\n\
+    out.push_str(&format!("<figure><figcaption>Findings by {name}</figcaption>\n\
          <svg id=\"chart-{name}\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{height}\" role=\"img\" aria-label=\"Findings by {name}\">\n",
         label + width + 50
-    );
+    ));
     for (index, (key, n)) in bars.iter().enumerate() {
         let y = index * row + 2;
         let bar = (width * **n / max).max(1);
-        let _ = write!(
-            out,
+        out.push_str(&format!(
             "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\
              <rect x=\"{label}\" y=\"{y}\" width=\"{bar}\" height=\"{}\" data-key=\"{}\"/>\
              <text x=\"{}\" y=\"{}\">{n}</text>\n",
@@ -94,7 +95,7 @@ fn chart(out: &mut String, name: &str, counts: &BTreeMap<String, usize>) {
             escape(key),
             label + bar + 6,
             y + 15,
-        );
+        ));
     }
     out.push_str("</svg></figure>\n");
 }
@@ -108,16 +109,13 @@ fn truncate(text: &str, max: usize) -> String {
 }
 
 fn totals_table(out: &mut String, name: &str, counts: &BTreeMap<String, usize>) {
-    let _ = write!(
-        out,
-        "<table class=\"by\" id=\"by-{name}\"><thead><tr><th>{name}</th><th>findings</th></tr></thead><tbody>\n"
-    );
+    out.push_str(&format!("<table class=\"by\" id=\"by-{name}\"><thead><tr><th>{name}</th><th>findings</th></tr></thead><tbody>\n"
+    ));
     for (key, n) in counts {
-        let _ = writeln!(
-            out,
-            "<tr><td>{}</td><td class=\"n\">{n}</td></tr>",
+        out.push_str(&format!(
+            "<tr><td>{}</td><td class=\"n\">{n}</td></tr>\n",
             escape(key)
-        );
+        ));
     }
     out.push_str("</tbody></table>\n");
 }
@@ -129,10 +127,9 @@ const COLUMNS: &[&str] = &[
 fn findings_table(out: &mut String, report: &Report) {
     out.push_str("<table id=\"findings\"><thead><tr>");
     for (index, column) in COLUMNS.iter().enumerate() {
-        let _ = write!(
-            out,
+        out.push_str(&format!(
             "<th data-column=\"{index}\" title=\"Sort by {column}\">{column}</th>"
-        );
+        ));
     }
     out.push_str("</tr></thead>\n<tbody>\n");
     for finding in rows(report) {
@@ -149,10 +146,9 @@ fn row(out: &mut String, f: &Finding) {
         format!("<a href=\"{}\">{}</a>", escape(&url), escape(&f.rule_id()))
     };
     let status = f.status.map(|s| s.name()).unwrap_or_default();
-    let _ = writeln!(
-        out,
+    out.push_str(&format!(
         "<tr class=\"{}\"><td>{status}</td><td>{}</td><td>{}</td><td>{}</td><td>{rule}</td>\
-         <td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td></tr>",
+         <td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td></tr>\n",
         f.result.name(),
         f.result.name(),
         escape(f.severity_label()),
@@ -160,8 +156,8 @@ fn row(out: &mut String, f: &Finding) {
         escape(&f.object.label()),
         escape(field_label(f)),
         escape(&f.message),
-        escape(&f.fix),
-    );
+        escape(f.fix_beyond_message()),
+    ));
 }
 
 /// Text and attribute values, for HTML and XML alike.

@@ -40,7 +40,7 @@ pub fn render(report: &Report) -> String {
             cell(&finding.object.label()),
             field_cell(finding),
             cell(&finding.message),
-            cell(&finding.fix),
+            cell(finding.fix_beyond_message()),
         ));
     }
     out

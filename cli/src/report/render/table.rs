@@ -31,13 +31,10 @@ pub fn render(report: &Report) -> String {
             finding.object.label(),
             field_label(finding).to_owned(),
         ]);
-        // A message that is all advice needs no fix line.
-        let fix = if finding.message.starts_with(&finding.fix) {
-            String::new()
-        } else {
-            finding.fix.clone()
-        };
-        tails.push((finding.message.clone(), fix));
+        tails.push((
+            finding.message.clone(),
+            finding.fix_beyond_message().to_owned(),
+        ));
     }
     let skip = usize::from(!compared);
     let widths: Vec<usize> = (0..6)

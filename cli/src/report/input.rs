@@ -15,7 +15,7 @@ pub fn read(text: &str, source: &str) -> Result<Vec<Finding>> {
         Some('{' | '[') => {
             vec![serde_json::from_str(text).with_context(|| format!("reading {source} as JSON"))?]
         }
-        _ => serde_saphyr::from_multiple(text)
+        _ => serde_saphyr::from_multiple_with_options(text, yaml_options())
             .with_context(|| format!("reading {source} as YAML"))?,
     };
     let mut findings = Vec::new();
@@ -24,6 +24,20 @@ pub fn read(text: &str, source: &str) -> Result<Vec<Finding>> {
             .with_context(|| format!("{source}, document {}", index + 1))?;
     }
     Ok(findings)
+}
+
+/// serde-saphyr's default budget stops at 1,024 documents and 250,000
+/// nodes, less than a cluster's reports; shallow input of up to a gigabyte
+/// is read.
+fn yaml_options() -> serde_saphyr::Options {
+    serde_saphyr::options! {
+        budget: serde_saphyr::budget! {
+            max_documents: 10_000_000,
+            max_nodes: 100_000_000,
+            max_events: 400_000_000,
+            max_total_scalar_bytes: 1 << 30,
+        },
+    }
 }
 
 fn walk(value: &Value, out: &mut Vec<Finding>) -> Result<()> {
@@ -259,6 +273,15 @@ mod tests {
         )
         .unwrap_err();
         assert!(format!("{error:#}").contains("`results` is not a list"));
+    }
+
+    #[test]
+    fn thousands_of_yaml_documents_are_read() {
+        let report = "apiVersion: wgpolicyk8s.io/v1alpha2\nkind: PolicyReport\n\
+                      scope: {kind: ConfigMap, name: c}\n\
+                      results: [{policy: clusterwide-no-delete, result: fail, message: blocked}]\n";
+        let text = vec![report; 3000].join("---\n");
+        assert_eq!(read(&text, "x").unwrap().len(), 3000);
     }
 
     #[test]

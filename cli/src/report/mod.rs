@@ -13,7 +13,7 @@ mod render;
 mod since;
 mod totals;
 
-use std::io::Read as _;
+use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result};
@@ -70,8 +70,19 @@ pub fn run(root: &Path, args: &Args) -> Result<()> {
         None => Vec::new(),
     };
     let report = output::Report::new(findings, resolved, compared);
-    print!("{}", render::render(&report, args.format)?);
-    Ok(())
+    write_out(&render::render(&report, args.format)?)
+}
+
+/// Prints the report; a reader that stops early (`| head`) is no error.
+fn write_out(text: &str) -> Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.context("writing the report"),
+    }
 }
 
 fn read_path(root: &Path, path: &Path) -> Result<Vec<Finding>> {

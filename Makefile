@@ -173,6 +173,14 @@ reproducible: cli
 artifacthub: cli
 	$(CLI) artifacthub
 
+## The HTML report in headless Chromium (e2e/browser/report.sh): the page
+## `report --format html` writes must render its totals and filter its rows;
+## skipped, saying so, without Chromium, except under CI. REPORT_SCREENSHOT=1
+## also refreshes docs/report.png.
+.PHONY: report-browser
+report-browser: cli
+	e2e/browser/report.sh $(if $(REPORT_SCREENSHOT),--update-docs)
+
 ## Fuzzing (fuzz/, cargo-fuzz on nightly; both install what they lack).
 ## `fuzz`: every native target of every policy for FUZZ_SECONDS, then the
 ## `wasm` target (dist/'s modules in our host) for FUZZ_WASM_SECONDS, the

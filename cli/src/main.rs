@@ -13,6 +13,7 @@ mod manifests;
 mod push;
 mod registry_source;
 mod settings_source;
+mod report;
 mod workspace;
 
 use std::path::{Path, PathBuf};
@@ -95,6 +96,14 @@ enum Command {
         #[arg(long)]
         dist: Option<PathBuf>,
     },
+    /// One report of policy findings from PolicyReports, OpenReports or
+    /// `check --json` output: totals, every finding with its rule and fix,
+    /// and what changed since a previous report.
+    ///
+    /// Only this bundle's findings unless --all-policies: a finding is ours
+    /// when its message starts with a `[policy/rule]` tag naming one of our
+    /// policies, or, untagged, when the deployed policy has one of our names.
+    Report(report::Args),
     /// Annotate cargo's wasm artifacts into dist/<policy>.wasm.
     Dist {
         /// Where cargo wrote the wasm artifacts.
@@ -282,6 +291,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
             } else {
                 ExitCode::SUCCESS
             })
+        }
+        Command::Report(args) => {
+            report::run(root, &args)?;
+            Ok(ExitCode::SUCCESS)
         }
         Command::Dist {
             wasm_dir,

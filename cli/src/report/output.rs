@@ -1,0 +1,48 @@
+//! The report as data: its findings, what `--since` resolved, the totals;
+//! and its JSON form, which `--since` reads back.
+
+use anyhow::{Context as _, Result};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::finding::Finding;
+use super::totals::Totals;
+
+/// The `kind` of the report's JSON output.
+pub const KIND: &str = "CozystackPoliciesReport";
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    pub kind: String,
+    pub totals: Totals,
+    pub findings: Vec<Finding>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resolved: Vec<Finding>,
+}
+
+impl Report {
+    pub fn new(findings: Vec<Finding>, resolved: Vec<Finding>, compared: bool) -> Self {
+        Report {
+            kind: KIND.to_owned(),
+            totals: Totals::count(&findings, &resolved, compared),
+            findings,
+            resolved,
+        }
+    }
+
+    /// Whether the findings were compared with a previous report.
+    pub fn compared(&self) -> bool {
+        !self.totals.since.is_empty()
+    }
+}
+
+/// The current findings of a report's JSON output (not what it resolved).
+pub fn read_findings(value: &Value) -> Result<Vec<Finding>> {
+    let report = Report::deserialize(value).context("reading the report's JSON output")?;
+    Ok(report
+        .findings
+        .into_iter()
+        .map(|f| Finding { status: None, ..f })
+        .collect())
+}

@@ -6,8 +6,11 @@
 //! policy through its own code ([`policies`]) and answers with the verdict,
 //! each message, and where the field each message names is in the YAML
 //! ([`positions`]). Natively it is a plain library, tested like any other;
-//! the wasm-bindgen entry points are in [`web`], on wasm32 only.
+//! the wasm-bindgen entry points are in [`web`], on wasm32 only, and the
+//! case list the page offers is made on the host ([`cases`]).
 
+#[cfg(not(target_arch = "wasm32"))]
+pub mod cases;
 pub mod policies;
 pub mod positions;
 mod request;

@@ -29,7 +29,11 @@ fn every_case_gets_its_verdict_and_highlights() {
             let name = format!("{}/{}", policy.name, case.file);
             // Nesting deeper than serde-saphyr's default budget is refused
             // in the page, before any policy sees it (hostile-input cases).
-            if output.problems.iter().any(|p| p.message.contains("budget breached")) {
+            if output
+                .problems
+                .iter()
+                .any(|p| p.message.contains("budget breached"))
+            {
                 too_deep += 1;
                 continue;
             }

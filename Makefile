@@ -204,3 +204,16 @@ fuzz-smoke:
 .PHONY: schemas
 schemas:
 	$(CARGO) run $(CARGO_FLAGS) --release -p values-schema --example generate-schemas
+
+## The browser playground (playground/): a static site in target/playground-site
+## that any static host serves; prints its transfer size. `browser-test`
+## loads it in headless Chromium and checks a denied and an allowed example
+## of every policy (e2e/browser/).
+.PHONY: playground browser-test
+PLAYGROUND := target/playground-site
+
+playground: setup
+	tools/build-playground $(PLAYGROUND)
+
+browser-test: playground
+	e2e/browser/run $(PLAYGROUND) e2e/browser/playground_check.py

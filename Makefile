@@ -126,6 +126,8 @@ test: setup
 	@$(STAGE) e2e-kwctl $(MAKE) --no-print-directory e2e-kwctl
 	@$(STAGE) e2e-policy-server $(MAKE) --no-print-directory e2e-policy-server
 	@$(STAGE) soak $(MAKE) --no-print-directory soak SOAK_SECONDS=30
+	@$(STAGE) report-browser $(MAKE) --no-print-directory report-browser
+	@$(STAGE) browser-test $(MAKE) --no-print-directory browser-test
 	@$(STAGE) registry $(MAKE) --no-print-directory registry
 	@$(STAGE) sbom $(MAKE) --no-print-directory sbom
 	@$(STAGE) reproducible $(MAKE) --no-print-directory reproducible

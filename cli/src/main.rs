@@ -12,8 +12,8 @@ mod dist;
 mod manifests;
 mod push;
 mod registry_source;
-mod settings_source;
 mod report;
+mod settings_source;
 mod workspace;
 
 use std::path::{Path, PathBuf};

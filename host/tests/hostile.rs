@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use bundle::case::{Runner, judge, judge_refusal};
 use bundle::hostile::HostileCase;
+use bundle::rules::KnownRules;
 use bundle::{AdmissionResponse, HostCapabilities};
 use common::{load_module, workspace_root};
 use host::PolicyModule;
@@ -31,18 +32,24 @@ fn main() {
     let mut trials = Vec::new();
     for policy in e2e_policies(&root) {
         let module = Arc::new(load_module(&root, &policy));
+        let rules = Arc::new(KnownRules::load(&root.join("policies").join(&policy)));
         let dir = root.join("policies").join(&policy).join("tests/cases");
         match bundle::hostile::cases(&policy, &dir) {
             Ok(cases) => {
                 for case in cases {
                     let module = Arc::clone(&module);
+                    let rules = Arc::clone(&rules);
                     let stalls = known(&case.id());
                     let trial = Trial::test(case.id(), move || {
                         let module = module
                             .as_ref()
                             .as_ref()
                             .map_err(|e| Failed::from(e.as_str()))?;
-                        run(module, &case)
+                        let rules = rules
+                            .as_ref()
+                            .as_ref()
+                            .map_err(|e| Failed::from(e.as_str()))?;
+                        run(module, rules, &case)
                     });
                     trials.push(trial.with_ignored_flag(stalls));
                 }
@@ -81,7 +88,7 @@ fn answer(module: &PolicyModule, case: &HostileCase) -> Result<AdmissionResponse
         .response)
 }
 
-fn run(module: &PolicyModule, case: &HostileCase) -> Result<(), Failed> {
+fn run(module: &PolicyModule, rules: &KnownRules, case: &HostileCase) -> Result<(), Failed> {
     let expect = case.case.expectation(Runner::Host);
     let first = answer(module, case);
     let second = answer(module, case);
@@ -92,7 +99,7 @@ fn run(module: &PolicyModule, case: &HostileCase) -> Result<(), Failed> {
         Ok(response) => {
             let request = read_review(case.body.as_bytes()).map_err(|r| r.body)?;
             let matches = module.metadata().is_none_or(|m| m.matches(&request));
-            judge(expect, &response, matches).map_err(Failed::from)
+            judge(expect, &response, matches, rules).map_err(Failed::from)
         }
         Err((status, body)) => judge_refusal(expect, status, &body).map_err(Failed::from),
     }

@@ -29,7 +29,7 @@ macro_rules! policies {
         pub fn run(name: &str, settings: &[u8], payload: &[u8]) -> Option<Result<Answer, Fault>> {
             match name {
                 $($name => Some(answer::<$krate::Settings>(
-                    name, $krate::READS, $krate::evaluate, settings, payload,
+                    $name, $krate::READS, $krate::evaluate, settings, payload,
                 )),)*
                 _ => None,
             }
@@ -52,7 +52,7 @@ policies! {
 /// request, with no cluster to ask (context-aware rules keep their static
 /// checks and say so in a warning, as `cozystack-policies check` does).
 fn answer<S>(
-    name: &str,
+    name: &'static str,
     reading: Reading,
     rule: fn(&Request<'_>, &S) -> Result<Verdict, FieldError>,
     settings: &[u8],
@@ -68,7 +68,7 @@ where
     if !checked.valid {
         return Ok(Answer::SettingsRefused(checked.message.unwrap_or_default()));
     }
-    let response = shared::validate::<S, _>(payload, reading, &Offline, rule)
+    let response = shared::validate::<S, _>(name, payload, reading, &Offline, rule)
         .map_err(|e| Fault(e.to_string()))?;
     serde_json::from_slice(&response)
         .map(Answer::Validated)

@@ -37,7 +37,7 @@ set -e
 [ "$code" = 1 ] || fail "the example change should exit 1, got $code: $(cat "$scratch/err")"
 python3 - "$scratch/change.json" <<'PY'
 import json, sys
-found = json.load(open(sys.argv[1]))
+found = json.load(open(sys.argv[1]))["findings"]
 def has(policy, operation, name, field):
     return any(f["policy"] == policy and f["operation"] == operation
                and f["name"] == name and f["field"] == field for f in found)

@@ -5,23 +5,14 @@
 // A test: a panic is a failing assertion, not a trap in a policy-server.
 #![allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing)]
 
-use std::io::Write as _;
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
+use std::process::{Command, Stdio};
 
+use common::{command, root};
 use serde_json::Value;
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap()
-}
-
-/// The CLI run from the repository root, so files are named relative to
-/// it as a CI job in a checkout names them.
-fn command(args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_cozystack-policies"));
-    command.current_dir(root()).args(args);
-    command
-}
 
 fn cli(args: &[&str]) -> Output {
     command(args).output().unwrap()
@@ -29,19 +20,7 @@ fn cli(args: &[&str]) -> Output {
 
 /// Runs with `input` on standard input.
 fn cli_stdin(args: &[&str], input: &str) -> Output {
-    let mut child = command(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
+    common::run_with_stdin(args, input)
 }
 
 fn parse(output: &Output) -> (i32, Vec<Value>, Value) {

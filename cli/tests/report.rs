@@ -5,10 +5,10 @@
 // A test: a panic is a failing assertion, not a trap in a policy-server.
 #![allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing)]
 
+mod common;
+
 use std::collections::BTreeMap;
-use std::io::Write as _;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 use quick_xml::events::Event;
 use serde_json::Value;
@@ -18,24 +18,10 @@ const DATA: &str = "cli/tests/data/report";
 /// Runs `report` with `args` (paths relative to the repository), feeding
 /// `stdin`; returns stdout, asserting success.
 fn report(args: &[&str], stdin: &str) -> String {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cozystack-policies"))
-        .arg("--root")
-        .arg(root)
-        .arg("report")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
+    let root = common::root().to_str().unwrap();
+    let mut full = vec!["--root", root, "report"];
+    full.extend_from_slice(args);
+    let output = common::run_with_stdin(&full, stdin);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "report {args:?} failed: {stderr}");
     String::from_utf8(output.stdout).unwrap()

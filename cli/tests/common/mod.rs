@@ -1,0 +1,35 @@
+//! Running the CLI from the tests: from the repository root, as a CI job in
+//! a checkout runs it, so files are named relative to the root.
+
+use std::io::Write as _;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+/// The repository root.
+pub fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap()
+}
+
+/// The CLI with `args`, run from the repository root.
+pub fn command(args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_cozystack-policies"));
+    command.current_dir(root()).args(args);
+    command
+}
+
+/// Runs the CLI with `input` on standard input.
+pub fn run_with_stdin(args: &[&str], input: &str) -> Output {
+    let mut child = command(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}

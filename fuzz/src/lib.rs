@@ -35,7 +35,7 @@ use std::sync::OnceLock;
 use arbitrary::{Result as ArbResult, Unstructured};
 use bundle::admission::{AdmissionRequest, AdmissionResponse};
 use bundle::capabilities::HostCapabilities;
-use bundle::case::{Case, Evaluator, Expectation, Outcome, case_files};
+use bundle::case::{Case, Evaluation, Evaluator, Expectation, Outcome, case_files};
 use bundle::native::{Native, Rule};
 use bundle::metadata::Metadata;
 use bundle::replay::Session;
@@ -699,17 +699,23 @@ fn run_rule(t: &Target, built: &Built) -> Result<(), String> {
         Ok(()) => {}
     }
     let session = &t.seeds[built.seed].session;
-    let first = native.evaluate(
-        &request,
-        &built.settings,
-        HostCapabilities::Replay(session.clone()),
-    );
+    let first = evaluate_twice(|| {
+        native.evaluate(
+            &request,
+            &built.settings,
+            HostCapabilities::Replay(session.clone()),
+        )
+    })?;
+    check_scope(t, built, &request, &first.response)
+}
+
+/// Evaluates a request twice through one runner: the answer must be
+/// well-formed and the same both times, host calls included, as a
+/// policy-server that rehydrates a fresh instance per request would see.
+pub(crate) fn evaluate_twice(evaluate: impl Fn() -> Evaluation) -> Result<Evaluation, String> {
+    let first = evaluate();
     check_response(&first.response)?;
-    let second = native.evaluate(
-        &request,
-        &built.settings,
-        HostCapabilities::Replay(session.clone()),
-    );
+    let second = evaluate();
     if first.response != second.response {
         return Err(format!(
             "two evaluations differ:\n{:?}\n{:?}",
@@ -719,12 +725,23 @@ fn run_rule(t: &Target, built: &Built) -> Result<(), String> {
     if first.host_calls != second.host_calls {
         return Err("two evaluations made different host calls".to_owned());
     }
-    // policy-server itself refuses JSON nested deeper than 128 levels, so
-    // such a request never reaches a policy, in scope or not.
-    if !first.response.allowed && depth(&built.request) < 128 && out_of_scope(&t.metadata, &request) {
+    Ok(first)
+}
+
+/// A rejection of a request that no rule of the policy matches is a
+/// finding: a webhook never sends it, kwctl does. policy-server itself
+/// refuses JSON nested deeper than 128 levels, so such a request never
+/// reaches a policy, in scope or not.
+pub(crate) fn check_scope(
+    t: &Target,
+    built: &Built,
+    request: &AdmissionRequest,
+    response: &AdmissionResponse,
+) -> Result<(), String> {
+    if !response.allowed && depth(&built.request) < 128 && out_of_scope(&t.metadata, request) {
         return Err(format!(
             "rejected a request whose group and operation no rule of the policy matches (a webhook never sends it, kwctl does): {:?}",
-            first.response.message()
+            response.message()
         ));
     }
     Ok(())

@@ -9,7 +9,7 @@
 //! same process: its coverage, which libFuzzer sees (the guest's it cannot),
 //! guides the mutations, and the two answers must agree.
 //!
-//! Properties, beyond those of [`check_response`]: `validate_settings`
+//! Properties, beyond those of [`crate::check_response`]: `validate_settings`
 //! never fails in wasm, and refuses what the native rule refuses; a request
 //! gets the same answer and host calls twice, and the native rule's.
 //!
@@ -28,7 +28,7 @@ use host::{HostError, PolicyModule};
 use serde_json::{Map, Value};
 
 use crate::{
-    Built, Target, build, check_response, depth, fail, load_policy, out_of_scope, registry,
+    Built, Target, build, check_scope, evaluate_twice, fail, load_policy, registry,
     shortest_picks, write_case, write_dict_strings,
 };
 
@@ -131,18 +131,8 @@ fn run(one: &Loaded, built: &Built) -> Result<(), String> {
         ));
     }
     let session = &t.seeds[built.seed].session;
-    let first = policy.evaluate(&request, HostCapabilities::Replay(session.clone()));
-    check_response(&first.response)?;
-    let second = policy.evaluate(&request, HostCapabilities::Replay(session.clone()));
-    if first.response != second.response {
-        return Err(format!(
-            "two evaluations differ:\n{:?}\n{:?}",
-            first.response, second.response
-        ));
-    }
-    if first.host_calls != second.host_calls {
-        return Err("two evaluations made different host calls".to_owned());
-    }
+    let first =
+        evaluate_twice(|| policy.evaluate(&request, HostCapabilities::Replay(session.clone())))?;
     let reference = native.evaluate(
         &request,
         &settings,
@@ -157,15 +147,7 @@ fn run(one: &Loaded, built: &Built) -> Result<(), String> {
     if first.host_calls != reference.host_calls {
         return Err("the module and the native rule made different host calls".to_owned());
     }
-    // As in the `rule` target: policy-server refuses deeper JSON itself.
-    if !first.response.allowed && depth(&built.request) < 128 && out_of_scope(&t.metadata, &request)
-    {
-        return Err(format!(
-            "rejected a request whose group and operation no rule of the policy matches: {:?}",
-            first.response.message()
-        ));
-    }
-    Ok(())
+    check_scope(t, built, &request, &first.response)
 }
 
 /// Handles `FUZZ_SEEDS_TO` (one input per case of every policy, each

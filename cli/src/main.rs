@@ -11,6 +11,7 @@ mod deploy;
 mod dist;
 mod manifests;
 mod push;
+mod registry_auth;
 mod registry_source;
 mod report;
 mod settings_source;
@@ -385,12 +386,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     std::io::stdin()
                         .read_line(&mut password)
                         .context("reading the password from standard input")?;
-                    oci_client::secrets::RegistryAuth::Basic(user, password.trim_end().to_owned())
+                    Some(oci_client::secrets::RegistryAuth::Basic(
+                        user,
+                        password.trim_end().to_owned(),
+                    ))
                 }
-                _ => oci_client::secrets::RegistryAuth::Anonymous,
+                // From the docker configuration, registry by registry.
+                _ => None,
             };
             let artifacts = push::select(&resolve(root, &dist), &modules)?;
-            push::push_all(&artifacts, registry.as_deref(), &auth, |pushed| {
+            push::push_all(&artifacts, registry.as_deref(), auth.as_ref(), |pushed| {
                 if json {
                     println!("{}", serde_json::to_string(pushed)?);
                 } else {

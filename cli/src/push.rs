@@ -26,6 +26,8 @@ use oci_client::secrets::RegistryAuth;
 use oci_client::{Client, Reference};
 use serde::Serialize;
 
+use crate::registry_auth;
+
 /// Where a policy's OCI repository is written in its metadata.
 pub const OCI_URL_ANNOTATION: &str = "io.kubewarden.policy.ociUrl";
 /// The policy's source repository, mirrored into the OCI standard key.
@@ -161,17 +163,23 @@ pub struct Pushed {
     pub immutable_ref: String,
 }
 
-/// Pushes one artifact and returns its references.
+/// Pushes one artifact and returns its references. Without `auth`, the
+/// credentials come from the docker configuration
+/// ([`registry_auth::for_registry`]).
 pub async fn push(
     artifact: &Artifact,
     registry: Option<&str>,
-    auth: &RegistryAuth,
+    auth: Option<&RegistryAuth>,
 ) -> Result<Pushed> {
     let reference = format!("{}:{}", artifact.repository(registry)?, artifact.tag());
     let parsed: Reference = reference
         .parse()
         .with_context(|| format!("{reference:?} is not an OCI reference"))?;
     let client = client(parsed.resolve_registry())?;
+    let auth = auth
+        .cloned()
+        .unwrap_or_else(|| registry_auth::for_registry(parsed.resolve_registry()));
+    let explain = |error| registry_auth::explain(parsed.resolve_registry(), &auth, error);
     let layers = [ImageLayer::new(
         artifact.wasm.clone(),
         WASM_LAYER_MEDIA_TYPE.to_owned(),
@@ -184,12 +192,14 @@ pub async fn push(
     // image spec says it SHOULD be set, and some registries index by it.
     manifest.media_type = Some(OCI_IMAGE_MEDIA_TYPE.to_owned());
     client
-        .push(&parsed, &layers, config, auth, Some(manifest))
+        .push(&parsed, &layers, config, &auth, Some(manifest))
         .await
+        .map_err(explain)
         .with_context(|| format!("pushing {} to {reference}", artifact.path.display()))?;
     let digest = client
-        .fetch_manifest_digest(&parsed, auth)
+        .fetch_manifest_digest(&parsed, &auth)
         .await
+        .map_err(explain)
         .with_context(|| format!("reading the digest of {reference}"))?;
     let repository = format!("{}/{}", parsed.registry(), parsed.repository());
     Ok(Pushed {
@@ -203,7 +213,7 @@ pub async fn push(
 pub fn push_all(
     artifacts: &[Artifact],
     registry: Option<&str>,
-    auth: &RegistryAuth,
+    auth: Option<&RegistryAuth>,
     mut report: impl FnMut(&Pushed) -> Result<()>,
 ) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread()

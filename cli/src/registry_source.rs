@@ -13,9 +13,10 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 use host::PolicyModule;
 use oci_client::manifest::{OciImageManifest, WASM_LAYER_MEDIA_TYPE};
-use oci_client::secrets::RegistryAuth;
 use oci_client::{Client, Reference};
 use sha2::{Digest, Sha256};
+
+use crate::registry_auth;
 
 /// How a `--policy` argument names a registry reference.
 pub const SCHEME: &str = "registry://";
@@ -107,12 +108,14 @@ fn client(reference: &Reference) -> Result<Client> {
 
 fn pull_manifest(reference: &Reference) -> Result<Vec<u8>> {
     let client = client(reference)?;
+    let auth = registry_auth::for_registry(reference.resolve_registry());
     let (bytes, _) = runtime()?
         .block_on(client.pull_manifest_raw(
             reference,
-            &RegistryAuth::Anonymous,
+            &auth,
             &[oci_client::manifest::OCI_IMAGE_MEDIA_TYPE],
         ))
+        .map_err(|e| registry_auth::explain(reference.resolve_registry(), &auth, e))
         .context("pulling the manifest")?;
     Ok(bytes.to_vec())
 }
@@ -122,14 +125,16 @@ fn pull_blob(
     layer: &oci_client::manifest::OciDescriptor,
 ) -> Result<Vec<u8>> {
     let client = client(reference)?;
+    let auth = registry_auth::for_registry(reference.resolve_registry());
     let mut wasm = Vec::new();
     runtime()?
         .block_on(async {
             client
-                .store_auth_if_needed(reference.resolve_registry(), &RegistryAuth::Anonymous)
+                .store_auth_if_needed(reference.resolve_registry(), &auth)
                 .await;
             client.pull_blob(reference, layer, &mut wasm).await
         })
+        .map_err(|e| registry_auth::explain(reference.resolve_registry(), &auth, e))
         .context("pulling the module")?;
     Ok(wasm)
 }

@@ -152,10 +152,49 @@ impl Drop for Registry {
 }
 
 fn cli(args: &[&str], stdin: Option<&str>) -> Output {
+    cli_with(args, stdin, &DockerConfig::empty("cli"))
+}
+
+/// A docker configuration directory (`DOCKER_CONFIG`) of the test's own,
+/// so no credentials of the machine's user are read; removed on drop.
+struct DockerConfig {
+    dir: PathBuf,
+}
+
+impl DockerConfig {
+    fn empty(name: &str) -> DockerConfig {
+        let dir = std::env::temp_dir().join(format!(
+            "cozystack-docker-config-{name}-{}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        DockerConfig { dir }
+    }
+
+    /// A configuration as `docker login registry` leaves it.
+    fn logged_in(name: &str, registry: &str, user: &str, password: &str) -> DockerConfig {
+        use base64::Engine as _;
+        let config = DockerConfig::empty(name);
+        let auth = base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"));
+        let json = serde_json::json!({"auths": {registry: {"auth": auth}}});
+        std::fs::write(config.dir.join("config.json"), json.to_string()).unwrap();
+        config
+    }
+}
+
+impl Drop for DockerConfig {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn cli_with(args: &[&str], stdin: Option<&str>, docker: &DockerConfig) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_cozystack-policies"))
         .arg("--root")
         .arg(root())
         .args(args)
+        .env("DOCKER_CONFIG", &docker.dir)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -451,12 +490,18 @@ fn push_sends_credentials_to_a_registry_that_wants_them() {
 
 /// `check` with the exit code, stdout and stderr, caching under `cache`.
 fn check_with_cache(cache: &Path, args: &[&str]) -> (i32, String, String) {
+    check_as(cache, args, &DockerConfig::empty("check"))
+}
+
+/// `check` with the docker configuration `docker`.
+fn check_as(cache: &Path, args: &[&str], docker: &DockerConfig) -> (i32, String, String) {
     let output = Command::new(env!("CARGO_BIN_EXE_cozystack-policies"))
         .arg("--root")
         .arg(root())
         .arg("check")
         .args(args)
         .env("XDG_CACHE_HOME", cache)
+        .env("DOCKER_CONFIG", &docker.dir)
         .output()
         .unwrap();
     (
@@ -546,5 +591,69 @@ fn check_pulls_published_modules_once_and_then_works_offline() {
     );
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("no-delete:v0.1.0@sha256:000"), "{stderr}");
+    std::fs::remove_dir_all(&cache).unwrap();
+}
+
+#[test]
+#[ignore = "needs the docker-registry binary: run `make registry`"]
+fn check_and_push_use_the_docker_login_of_a_private_registry() {
+    let registry = Registry::start("private", Some(HTPASSWD));
+    let prefix = format!("{}/cozystack-policies", registry.address);
+    let module = dist().join("no-delete.wasm").to_string_lossy().into_owned();
+    let logged_in = DockerConfig::logged_in("private", &registry.address, USER, PASSWORD);
+
+    // `docker login` is enough to push, without --username.
+    let pushed = pushed_lines(&cli_with(
+        &["push", "--json", "--registry", &prefix, &module],
+        None,
+        &logged_in,
+    ));
+    let reference = format!(
+        "registry://{}",
+        pushed[0]["immutable_ref"].as_str().unwrap()
+    );
+    let cache =
+        std::env::temp_dir().join(format!("cozystack-private-cache-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&cache);
+    let args = [
+        "--json",
+        "--policy",
+        reference.as_str(),
+        "--old",
+        "examples/before",
+        "examples/after",
+    ];
+
+    // Without credentials the registry refuses, and the error says what to do.
+    let (code, _, stderr) = check_as(&cache, &args, &DockerConfig::empty("anonymous"));
+    assert_eq!(code, 2, "{stderr}");
+    let hint = format!("run `docker login {}`", registry.address);
+    assert!(stderr.contains(&hint), "{stderr}");
+    assert_eq!(
+        cached_files(&cache),
+        0,
+        "nothing is cached from a refused pull"
+    );
+
+    // Wrong credentials: the hint says to log in again.
+    let wrong = DockerConfig::logged_in("wrong", &registry.address, USER, "not-the-password");
+    let (code, _, stderr) = check_as(&cache, &args, &wrong);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("refused the credentials of the docker configuration"),
+        "{stderr}"
+    );
+
+    // Logged in: pulled and judged.
+    let (code, stdout, stderr) = check_as(&cache, &args, &logged_in);
+    assert_eq!(code, 1, "the example deletes a protected object\n{stderr}");
+    let output: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let findings = output["findings"].as_array().cloned().unwrap_or_default();
+    assert!(
+        findings
+            .iter()
+            .any(|f| f["policy"] == "no-delete" && f["operation"] == "DELETE"),
+        "{stdout}"
+    );
     std::fs::remove_dir_all(&cache).unwrap();
 }

@@ -4,7 +4,8 @@
 # empty directory with nothing but manifests, must judge them as the clone
 # does. The install reuses the workspace's target directory, so only the
 # CLI itself is compiled again. First, the binary built without modules
-# must say so when it finds no clone.
+# must say so when it finds no clone. Then the installed binary checks a
+# directory, standard input and a git revision diff (standalone_check.py).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 scratch=$(mktemp -d)
@@ -24,6 +25,14 @@ echo "ok: without embedded modules and outside a clone, exit 2 saying so"
 COZYSTACK_POLICIES_DIST="$root/dist" CARGO_TARGET_DIR="$root/target" \
   cargo install --quiet --locked --path "$root/cli" --root "$scratch/install"
 cli=$scratch/install/bin/cozystack-policies
+# From here on nothing of this machine's user: no home, no cache.
+export HOME=$scratch/home XDG_CACHE_HOME=$scratch/cache
+mkdir "$HOME" "$XDG_CACHE_HOME"
+
+# A directory, standard input and a git revision diff, in every format,
+# each finding at the file:line:col the fixture puts it, exit codes by
+# --fail-on.
+python3 "$root/e2e/standalone_check.py" "$cli"
 
 work=$scratch/work
 mkdir "$work"

@@ -23,7 +23,7 @@ use wasmtime::{Caller, Engine, InstancePre, Linker, Memory, Store, Trap, TypedFu
 /// `wapc_init` included: the most expensive hostile case times a safety
 /// margin, and far below what two seconds of guest time burn
 /// (docs/performance.md, "Fuel budget").
-pub const FUEL_BUDGET: u64 = 2_000_000_000;
+pub const FUEL_BUDGET: u64 = 1_500_000_000;
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 

@@ -21,8 +21,8 @@ use wasmtime::{Caller, Engine, InstancePre, Linker, Memory, Store, Trap, TypedFu
 
 /// Fuel (about one unit per WebAssembly instruction) an evaluation may burn,
 /// `wapc_init` included: the most expensive hostile case times a safety
-/// margin, and far below what two seconds of guest time burn
-/// (docs/performance.md, "Fuel budget").
+/// margin, and far below what two seconds of policy code burn
+/// (docs/performance.md, "Hostile cases and the fuel budget").
 pub const FUEL_BUDGET: u64 = 1_500_000_000;
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -104,11 +104,10 @@ struct Running {
     guest_call: TypedFunc<(i32, i32), i32>,
 }
 
-impl FuelProvider {
-    fn record(&self, store: &Store<Guest>) {
-        let left = store.get_fuel().unwrap_or(0);
-        self.used.set(FUEL_BUDGET.saturating_sub(left));
-    }
+/// Fuel the store has burnt of its budget.
+fn burnt(store: &Store<Guest>) -> u64 {
+    // `get_fuel` fails only on an engine that does not meter, never ours.
+    FUEL_BUDGET.saturating_sub(store.get_fuel().unwrap_or(0))
 }
 
 /// The text a guest failure becomes; running out of fuel says so plainly.
@@ -146,7 +145,7 @@ impl WebAssemblyEngineProvider for FuelProvider {
                 .get_typed_func::<(), ()>(&mut store, start)
                 .map_err(|e| e.to_string())?;
             let outcome = function.call(&mut store, ());
-            self.record(&store);
+            self.used.set(burnt(&store));
             match outcome {
                 Ok(()) => {}
                 // WASI's `proc_exit(0)` from `_start` is a normal end.
@@ -167,8 +166,7 @@ impl WebAssemblyEngineProvider for FuelProvider {
         let outcome = running
             .guest_call
             .call(&mut running.store, (op_length, msg_length));
-        let left = running.store.get_fuel().unwrap_or(0);
-        self.used.set(FUEL_BUDGET.saturating_sub(left));
+        self.used.set(burnt(&running.store));
         match outcome {
             Ok(code) => Ok(code),
             Err(e) => {

@@ -3,7 +3,8 @@
 #   make check          the main job: build the bundle, check examples/ with it
 #   make test           everything CI runs (sets up what it needs on a fresh
 #                       machine, prints each stage's time)
-#   make bench          module sizes and evaluation medians next to the floor
+#   make bench          module sizes and evaluation medians next to the floor,
+#                       then each policy's slowest hostile case and its fuel
 #   make bench-server   throughput and latency through Kubewarden's policy-server
 
 POLICIES    := $(notdir $(patsubst %/Cargo.toml,%,$(wildcard policies/*/Cargo.toml)))

@@ -44,6 +44,10 @@ pub const WIDE_ENTRIES: usize = 100_000;
 pub const DEEPEST_ACCEPTED: usize = 126;
 /// The bytes of policy-server's body limit (axum's default).
 pub const BODY_LIMIT: usize = 2 * 1024 * 1024;
+/// Cases that stall today (the policy runs past policy-server's 2 s
+/// deadline, a 500): findings of issue 13 not fixed yet. The hostile test
+/// shows them as ignored and the benchmark skips them, saying so.
+pub const KNOWN_STALLS: &[&str] = &["oidc-config/wide-list", "securitygroup-validity/wide-list"];
 
 /// Every escape JSON has, as raw JSON text (the inside of a string):
 /// `\" \\ \/ \b \f \n \r \t`, a `\u` escape of a control character, of a

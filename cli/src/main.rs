@@ -3,6 +3,7 @@
 
 mod artifacthub;
 mod bench;
+mod bench_hostile;
 mod bench_server;
 mod bundle_source;
 mod case_export;
@@ -127,6 +128,10 @@ enum Command {
             default_value = "target/wasm32-wasip1/policy-opt/floor_policy.wasm"
         )]
         floor: PathBuf,
+        /// Evaluations of each hostile case whose median is reported
+        /// after the table.
+        #[arg(long, default_value_t = 5)]
+        hostile_runs: usize,
         /// Only these policies.
         policies: Vec<String>,
     },
@@ -317,6 +322,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             rounds,
             dist,
             floor,
+            hostile_runs,
             policies,
         } => {
             let dist = resolve(root, &dist);
@@ -327,6 +333,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 .map(|policy| bench::measure(policy, &dist, &floor, rounds))
                 .collect::<Result<Vec<_>>>()?;
             print!("{}", bench::render(&measurements, floor.size(), rounds));
+            let mut hostile = Vec::new();
+            for policy in &selected {
+                hostile.extend(bench_hostile::measure(policy, &dist, hostile_runs)?);
+            }
+            print!("{}", bench_hostile::render(&hostile, hostile_runs));
             Ok(ExitCode::SUCCESS)
         }
         Command::BenchServer {

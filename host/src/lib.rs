@@ -4,12 +4,15 @@
 //! Kubewarden's policy-evaluator uses, validates settings before anything
 //! else, runs each evaluation in a fresh instance, answers host calls from
 //! recorded kwctl sessions, and turns traps into the 500 rejections a
-//! policy-server would send. [`policy_server`] starts Kubewarden's own
+//! policy-server would send; [`fuel`] runs the same evaluation under a
+//! fuel budget instead of a deadline. [`policy_server`] starts Kubewarden's own
 //! policy-server on loopback, so the same cases are also judged by it.
 
 pub mod front_door;
+pub mod fuel;
 pub mod policy;
 pub mod policy_server;
 
 pub use bundle::{AdmissionRequest, AdmissionResponse, HostCapabilities, Metadata};
+pub use fuel::{FUEL_BUDGET, Metered};
 pub use policy::{HostError, Policy, PolicyModule, WarmInstance};

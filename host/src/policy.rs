@@ -10,11 +10,17 @@
 //!   `wapc_init`), so no state survives between requests;
 //! - a trap or a guest error becomes `allowed: false`, code 500,
 //!   `internal server error: ...`.
+//!
+//! [`Policy::evaluate_metered`] is the same evaluation under a fuel budget
+//! instead of the deadline ([`crate::fuel`]), for the hostile cases' bounds.
 
+use std::cell::Cell;
 use std::path::Path;
-use std::sync::{Arc, LazyLock, Mutex, PoisonError};
+use std::rc::Rc;
+use std::sync::{Arc, LazyLock, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
+use crate::fuel::{Metered, MeteredModule};
 use bundle::case::{Evaluation, Evaluator};
 use bundle::metadata::{Metadata, MetadataError};
 use bundle::{AdmissionRequest, AdmissionResponse, HostCalls, HostCapabilities};
@@ -88,6 +94,10 @@ pub struct PolicyModule {
     metadata: Option<Metadata>,
     pre: WasmtimeEngineProviderPre,
     size: usize,
+    /// The module's bytes, compiled for metered evaluation on first use
+    /// only: the normal path never pays for a second compilation.
+    bytes: Vec<u8>,
+    metered: OnceLock<Result<MeteredModule, String>>,
 }
 
 impl std::fmt::Debug for PolicyModule {
@@ -138,6 +148,8 @@ impl PolicyModule {
             metadata,
             pre,
             size: bytes.len(),
+            bytes: bytes.to_vec(),
+            metered: OnceLock::new(),
         })
     }
 
@@ -154,6 +166,13 @@ impl PolicyModule {
     /// Size of the module file in bytes.
     pub fn size(&self) -> usize {
         self.size
+    }
+
+    fn metered(&self) -> Result<&MeteredModule, String> {
+        self.metered
+            .get_or_init(|| MeteredModule::new(&self.bytes))
+            .as_ref()
+            .map_err(|e| format!("cannot load module {} for metering: {e}", self.name))
     }
 
     fn instantiate(&self, record: Arc<Mutex<HostCalls>>) -> Result<wapc::WapcHost, String> {
@@ -258,20 +277,50 @@ impl Policy<'_> {
         request: &AdmissionRequest,
         capabilities: HostCapabilities,
     ) -> Evaluation {
-        let allowed = self
+        let record = Arc::new(Mutex::new(HostCalls::new(
+            self.context_aware_resources(),
+            capabilities,
+        )));
+        let response = match self.payload(request) {
+            Ok(payload) => self.call_validate(&request.uid, &payload, Arc::clone(&record)),
+            Err(e) => AdmissionResponse::internal_server_error(&request.uid, &e.to_string()),
+        };
+        evaluation(response, &record)
+    }
+
+    /// Evaluates one request as [`Policy::evaluate`] does, in a fresh
+    /// instance of the fuel-metered engine: the evaluation ends, a 500, when
+    /// it burns [`crate::fuel::FUEL_BUDGET`], whatever the clock says.
+    pub fn evaluate_metered(
+        &self,
+        request: &AdmissionRequest,
+        capabilities: HostCapabilities,
+    ) -> Metered {
+        let record = Arc::new(Mutex::new(HostCalls::new(
+            self.context_aware_resources(),
+            capabilities,
+        )));
+        let used = Rc::new(Cell::new(0));
+        let host = self
             .module
+            .metered()
+            .and_then(|module| module.host(host_callback(Arc::clone(&record)), Rc::clone(&used)));
+        let response = match self.payload(request) {
+            Ok(payload) => validate(&request.uid, &payload, host),
+            Err(e) => AdmissionResponse::internal_server_error(&request.uid, &e.to_string()),
+        };
+        Metered {
+            evaluation: evaluation(response, &record),
+            fuel: used.get(),
+        }
+    }
+
+    /// The resources the metadata lets the policy look up.
+    fn context_aware_resources(&self) -> Vec<bundle::metadata::ContextAwareResource> {
+        self.module
             .metadata()
             .map(|m| m.context_aware_resources.clone())
-            .unwrap_or_default();
-        let record = Arc::new(Mutex::new(HostCalls::new(allowed, capabilities)));
-        let response = self.run(request, Arc::clone(&record));
-        let record = record.lock().unwrap_or_else(PoisonError::into_inner);
-        Evaluation {
-            response,
-            logs: record.logs.clone(),
-            host_calls: record.calls.clone(),
-            unused_exchanges: record.unused_exchanges(),
-        }
+            .unwrap_or_default()
     }
 
     /// Evaluates one request with the payload already serialised; the
@@ -311,33 +360,43 @@ impl Policy<'_> {
         })
     }
 
-    fn run(&self, request: &AdmissionRequest, record: Arc<Mutex<HostCalls>>) -> AdmissionResponse {
-        match self.payload(request) {
-            Ok(payload) => self.call_validate(&request.uid, &payload, record),
-            Err(e) => AdmissionResponse::internal_server_error(&request.uid, &e.to_string()),
-        }
-    }
-
     fn call_validate(
         &self,
         uid: &str,
         payload: &[u8],
         record: Arc<Mutex<HostCalls>>,
     ) -> AdmissionResponse {
-        let host = match self.module.instantiate(record) {
-            Ok(host) => host,
-            Err(e) => return AdmissionResponse::internal_server_error(uid, &e),
-        };
-        match host.call("validate", payload) {
-            Ok(answer) => match serde_json::from_slice::<ValidationResponse>(&answer) {
-                Ok(response) => AdmissionResponse::from_validation(uid, response),
-                Err(e) => AdmissionResponse::internal_server_error(
-                    uid,
-                    &format!("cannot deserialize policy validation response: {e}"),
-                ),
-            },
-            Err(e) => AdmissionResponse::internal_server_error(uid, &e.to_string()),
-        }
+        validate(uid, payload, self.module.instantiate(record))
+    }
+}
+
+/// Calls `validate` on a fresh waPC host and shapes the answer as
+/// policy-server does, whichever engine runs the guest.
+fn validate(uid: &str, payload: &[u8], host: Result<wapc::WapcHost, String>) -> AdmissionResponse {
+    let host = match host {
+        Ok(host) => host,
+        Err(e) => return AdmissionResponse::internal_server_error(uid, &e),
+    };
+    match host.call("validate", payload) {
+        Ok(answer) => match serde_json::from_slice::<ValidationResponse>(&answer) {
+            Ok(response) => AdmissionResponse::from_validation(uid, response),
+            Err(e) => AdmissionResponse::internal_server_error(
+                uid,
+                &format!("cannot deserialize policy validation response: {e}"),
+            ),
+        },
+        Err(e) => AdmissionResponse::internal_server_error(uid, &e.to_string()),
+    }
+}
+
+/// The answer with what the guest logged and asked the host.
+fn evaluation(response: AdmissionResponse, record: &Mutex<HostCalls>) -> Evaluation {
+    let record = record.lock().unwrap_or_else(PoisonError::into_inner);
+    Evaluation {
+        response,
+        logs: record.logs.clone(),
+        host_calls: record.calls.clone(),
+        unused_exchanges: record.unused_exchanges(),
     }
 }
 

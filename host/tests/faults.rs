@@ -3,6 +3,9 @@
 //! `internal server error: ...`; a guest that cannot validate its settings
 //! is refused before any evaluation.
 //!
+//! The same holds under the fuel-metered engine (`Policy::evaluate_metered`),
+//! where the budget rather than the clock stops a runaway guest.
+//!
 //! The guests are tiny waPC modules written in WebAssembly text.
 
 // A test: a panic is a failing assertion, not a trap in a policy-server.
@@ -10,7 +13,7 @@
 
 use std::time::{Duration, Instant};
 
-use host::{AdmissionRequest, HostCapabilities, HostError, PolicyModule};
+use host::{AdmissionRequest, FUEL_BUDGET, HostCapabilities, HostError, Metered, PolicyModule};
 use serde_json::json;
 
 /// A guest that answers `validate_settings` with `{"valid":true}` and runs
@@ -54,6 +57,12 @@ fn evaluate(module_text: &str) -> host::AdmissionResponse {
     policy
         .evaluate(&request(), HostCapabilities::offline())
         .response
+}
+
+fn evaluate_metered(module_text: &str) -> Metered {
+    let module = compile("fault", module_text);
+    let policy = module.configure(json!({})).unwrap();
+    policy.evaluate_metered(&request(), HostCapabilities::offline())
 }
 
 #[test]
@@ -146,4 +155,69 @@ fn each_evaluation_gets_a_fresh_instance() {
             .response;
         assert!(response.allowed, "{response:?}");
     }
+}
+
+#[test]
+fn a_runaway_guest_is_stopped_by_its_fuel_budget() {
+    // The metering engine has no epoch deadline: only fuel can end the loop.
+    let started = Instant::now();
+    let metered = evaluate_metered(&guest("(loop $forever (br $forever))"));
+    let elapsed = started.elapsed();
+    let response = metered.evaluation.response;
+    assert!(!response.allowed);
+    assert_eq!(response.code(), Some(500));
+    assert_eq!(response.uid, "fault-1");
+    let message = response.message().unwrap();
+    assert!(message.starts_with("internal server error: "), "{message}");
+    assert!(message.contains("fuel budget exhausted"), "{message}");
+    assert!(message.contains(&FUEL_BUDGET.to_string()), "{message}");
+    assert_eq!(metered.fuel, FUEL_BUDGET);
+    // The figure docs/performance.md derives the budget from.
+    println!(
+        "a hot loop burnt {FUEL_BUDGET} fuel in {elapsed:?}: {:.0} fuel/s",
+        f64::from(u32::try_from(FUEL_BUDGET / 1000).unwrap()) * 1000.0 / elapsed.as_secs_f64()
+    );
+}
+
+#[test]
+fn a_metered_evaluation_answers_as_the_deadline_one() {
+    let accepting = r#"(module
+  (import "wapc" "__guest_response" (func $respond (param i32 i32)))
+  (memory (export "memory") 1)
+  (data (i32.const 16) "{\"valid\":true,\"message\":null}")
+  (data (i32.const 64) "{\"accepted\":true}")
+  (func (export "__guest_call") (param $op_len i32) (param i32) (result i32)
+    (if (i32.eq (local.get $op_len) (i32.const 8))
+      (then (call $respond (i32.const 64) (i32.const 17)))
+      (else (call $respond (i32.const 16) (i32.const 29))))
+    (i32.const 1)))"#;
+    let module = compile("accepting", accepting);
+    let policy = module.configure(json!({})).unwrap();
+    let metered = policy.evaluate_metered(&request(), HostCapabilities::offline());
+    assert!(metered.evaluation.response.allowed, "{metered:?}");
+    assert_eq!(
+        metered.evaluation.response,
+        policy
+            .evaluate(&request(), HostCapabilities::offline())
+            .response
+    );
+    assert!(metered.fuel > 0 && metered.fuel < 100, "{}", metered.fuel);
+
+    let trapped = evaluate_metered(&guest("unreachable")).evaluation.response;
+    assert_eq!(trapped.code(), Some(500));
+    let message = trapped.message().unwrap();
+    assert!(message.starts_with("internal server error: "), "{message}");
+    assert!(!message.contains("fuel"), "{message}");
+}
+
+#[test]
+fn a_guest_pointing_outside_its_memory_traps_without_a_host_panic() {
+    // `validate` answers with bytes that run past its one page of memory.
+    let metered = evaluate_metered(&guest(
+        "(call $respond (i32.const 65530) (i32.const 100)) (return (i32.const 1))",
+    ));
+    let response = metered.evaluation.response;
+    assert_eq!(response.code(), Some(500));
+    let message = response.message().unwrap();
+    assert!(message.contains("outside its memory"), "{message}");
 }

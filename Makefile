@@ -83,7 +83,8 @@ e2e-kwctl: dist
 	e2e/run.sh
 
 ## Every case through Kubewarden's policy-server, deploy/'s configuration,
-## and kwctl annotate against dist.
+## kwctl annotate against dist, and every hostile request through both
+## policy-server and `kwctl run`.
 e2e-policy-server: dist
 	$(CARGO) test $(CARGO_FLAGS) $(HOST) --test policy_server --test kwctl
 

@@ -31,6 +31,11 @@
 //!     result: refused          # the runner refuses the request before any policy
 //!     http: 413                # the HTTP status it answers
 //!     body: [length limit exceeded] # fragments of the answer's body
+//!   kwctl:
+//!     because: it cannot parse the request file
+//!     result: refused
+//!     exit: 1                  # a runner without HTTP: its exit status
+//!     body: [hex escape]       # fragments of its standard error
 //! ```
 //!
 //! The results borrow the vocabulary of `kyverno test` and the `kwctl test`
@@ -130,7 +135,12 @@ pub struct Expectation {
     /// `refused`: the HTTP status of the refusal.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub http: Option<u16>,
-    /// `refused`: fragments the refusal's body must contain.
+    /// `refused` by a runner that reads the request from a file (kwctl),
+    /// which has no HTTP status to answer with: its exit status.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit: Option<i32>,
+    /// `refused`: fragments the refusal's body (HTTP) or standard error
+    /// (`exit`) must contain.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub body: Vec<String>,
 }
@@ -327,9 +337,13 @@ pub fn judge(
     };
     match expect.result {
         Outcome::Refused => {
+            let refusal = match (expect.http, expect.exit) {
+                (Some(http), _) => format!("HTTP {http}"),
+                (None, Some(exit)) => format!("exit status {exit}"),
+                (None, None) => "a refusal".to_owned(),
+            };
             return Err(format!(
-                "expected HTTP {:?} before any policy, got a verdict: {}",
-                expect.http,
+                "expected {refusal} before any policy, got a verdict: {}",
                 describe()
             ));
         }
@@ -412,6 +426,25 @@ pub fn judge_refusal(expect: &Expectation, status: u16, body: &str) -> Result<()
     contains_all("refusal", body, &expect.body)
 }
 
+/// Whether a runner's refusal to run a request file at all (its exit
+/// status and standard error, kwctl's answer to a file it cannot parse)
+/// is what `expect` says.
+pub fn judge_exit(expect: &Expectation, status: i32, stderr: &str) -> Result<(), String> {
+    if expect.result != Outcome::Refused {
+        return Err(format!(
+            "expected a verdict ({:?}), the runner exited with {status}: {stderr}",
+            expect.result
+        ));
+    }
+    if expect.exit != Some(status) {
+        return Err(format!(
+            "expected exit status {:?}, got {status}: {stderr}",
+            expect.exit
+        ));
+    }
+    contains_all("standard error", stderr, &expect.body)
+}
+
 /// Whether a response's warnings are what the API server passes on
 /// unchanged (`shared::warnings`): few enough, one non-empty header-safe
 /// line each. The fuzz targets hold every answer to it too.
@@ -459,13 +492,16 @@ fn check_expectation(expect: &Expectation) -> Result<(), String> {
         Outcome::Skip if !expect.message.is_empty() => {
             Err("a `skip` case has no message to match".to_owned())
         }
-        Outcome::Refused if expect.http.is_none() || expect.body.is_empty() => {
-            Err("a `refused` case must give `http` and `body` fragments".to_owned())
+        Outcome::Refused if expect.http.is_some() == expect.exit.is_some() => {
+            Err("a `refused` case must give either `http` or `exit`".to_owned())
+        }
+        Outcome::Refused if expect.body.is_empty() => {
+            Err("a `refused` case must give `body` fragments".to_owned())
         }
         _ if expect.result != Outcome::Refused
-            && (expect.http.is_some() || !expect.body.is_empty()) =>
+            && (expect.http.is_some() || expect.exit.is_some() || !expect.body.is_empty()) =>
         {
-            Err("only a `refused` case has `http` and `body`".to_owned())
+            Err("only a `refused` case has `http`, `exit` and `body`".to_owned())
         }
         _ if expect.result != Outcome::Any && expect.field.is_some() => {
             Err("only an `any` case names a `field`".to_owned())
@@ -636,6 +672,42 @@ mod tests {
         );
         let many = ["w"; 11];
         assert!(judge(&expect, &response(true, None, &many), true, &rules()).is_err());
+    }
+
+    #[test]
+    fn refusals_are_judged_by_status_or_exit_and_fragments() {
+        let http = "description: x\nrequest: {}\nexpect: {result: refused, http: 413, body: [length limit]}\n";
+        let case: Case = serde_saphyr::from_str(http).unwrap();
+        assert!(case.check().is_ok());
+        assert!(judge_refusal(&case.expect, 413, "length limit exceeded").is_ok());
+        assert!(judge_refusal(&case.expect, 400, "length limit exceeded").is_err());
+        assert!(judge_refusal(&case.expect, 413, "other").is_err());
+        let verdict = judge(&case.expect, &response(true, None, &[]), true, &rules());
+        assert!(
+            verdict
+                .unwrap_err()
+                .starts_with("expected HTTP 413 before any policy")
+        );
+        let exit = http.replace("http: 413", "exit: 1");
+        let case: Case = serde_saphyr::from_str(&exit).unwrap();
+        assert!(case.check().is_ok());
+        assert!(judge_exit(&case.expect, 1, "Error: length limit").is_ok());
+        assert!(judge_exit(&case.expect, 2, "Error: length limit").is_err());
+        assert!(judge_exit(&case.expect, 1, "Error: other").is_err());
+        let pass: Case =
+            serde_saphyr::from_str("description: x\nrequest: {}\nexpect: {result: pass}\n")
+                .unwrap();
+        assert!(
+            judge_exit(&pass.expect, 1, "Error")
+                .unwrap_err()
+                .starts_with("expected a verdict")
+        );
+        let both = http.replace("http: 413", "http: 413, exit: 1");
+        let case: Case = serde_saphyr::from_str(&both).unwrap();
+        assert_eq!(
+            case.check().unwrap_err(),
+            "a `refused` case must give either `http` or `exit`"
+        );
     }
 
     #[test]

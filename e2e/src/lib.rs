@@ -8,11 +8,13 @@
 //! `PATH`; without them the suites say so and skip, except under CI
 //! (`CI=true`), where a missing program is a failure.
 
+pub mod hostile;
 pub mod soak;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use bundle::Metadata;
 use bundle::case::{Case, case_files};
 use bundle::metadata::ContextAwareResource;
 use host::policy_server::{PolicyEntry, PolicyMode, find_program};
@@ -34,6 +36,16 @@ pub fn module(policy: &str) -> PathBuf {
     std::env::var_os("COZYSTACK_POLICIES_DIST")
         .map_or_else(|| root().join("dist"), PathBuf::from)
         .join(format!("{policy}.wasm"))
+}
+
+/// The metadata `make dist` annotated into the module of `policy`.
+pub fn module_metadata(policy: &str) -> Result<Metadata, String> {
+    let module = module(policy);
+    let bytes = std::fs::read(&module)
+        .map_err(|e| format!("{}: {e}; run `make dist` first", module.display()))?;
+    Metadata::from_wasm(&bytes)
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| format!("{} is not annotated", module.display()))
 }
 
 /// One case file of one policy.

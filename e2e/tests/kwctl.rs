@@ -1,12 +1,32 @@
-//! `kwctl annotate` and our `dist` agree: the cargo artifact of each policy,
-//! annotated by kwctl (`-m metadata.yml -u README.md`) and by `dist`, gives
-//! modules that `kwctl inspect` shows identically, except for the
-//! `io.kubewarden.kwctl` annotation kwctl adds with its own version.
+//! Kubewarden's `kwctl` against the bundle:
+//!
+//! - `annotate/<policy>`: `kwctl annotate` and our `dist` agree: the cargo
+//!   artifact of each policy, annotated by kwctl (`-m metadata.yml -u
+//!   README.md`) and by `dist`, gives modules that `kwctl inspect` shows
+//!   identically, except for the `io.kubewarden.kwctl` annotation kwctl
+//!   adds with its own version.
+//! - `hostile/<policy>/<case>`: every hostile request (`bundle::hostile`),
+//!   written to `target/hostile/<policy>/` as the exact bytes, through
+//!   `kwctl run` with the module in `dist/`, judged like under our host
+//!   (`runners.kwctl` where kwctl answers otherwise: it has no body limit,
+//!   and stops with an error on a file it cannot parse). One kwctl per case,
+//!   as many at once as the test threads (one per core by default).
 
+use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
+use bundle::Metadata;
+use bundle::case::{Runner, judge, judge_exit};
+use bundle::hostile::{HostileCase, known_open};
+use bundle::rules::KnownRules;
 use libtest_mimic::{Arguments, Failed, Trial};
+
+/// How long one `kwctl run` may take: far above what any case needs, so
+/// that a stalled policy fails its test instead of hanging the suite.
+const RUN_TIMEOUT: Duration = Duration::from_secs(60);
 
 fn main() {
     let args = Arguments::from_args();
@@ -15,24 +35,115 @@ fn main() {
     libtest_mimic::run(&args, trials).exit();
 }
 
+/// What judging a policy's answers needs: its README's rule ids and its
+/// module's metadata.
+struct PolicyFacts {
+    rules: KnownRules,
+    metadata: Metadata,
+}
+
 fn trials() -> Result<Vec<Trial>, String> {
     let policies = e2e::policies()?;
-    let names = policies.iter().map(|p| format!("annotate/{p}"));
+    let hostile = e2e::hostile::cases()?;
+    let mut names: Vec<String> = policies.iter().map(|p| format!("annotate/{p}")).collect();
+    names.extend(hostile.iter().map(|c| format!("hostile/{}", c.id())));
     let Some(kwctl) = e2e::program("kwctl")? else {
         println!("kwctl is not on PATH: every test below is SKIPPED (`make setup` installs it)");
         return Ok(names
+            .into_iter()
             .map(|name| Trial::test(name, || Ok(())).with_ignored_flag(true))
             .collect());
     };
-    Ok(policies
-        .into_iter()
+    let mut trials: Vec<Trial> = policies
+        .iter()
         .map(|policy| {
-            let kwctl = kwctl.clone();
+            let (kwctl, policy) = (kwctl.clone(), policy.clone());
             Trial::test(format!("annotate/{policy}"), move || {
                 annotations_agree(&kwctl, &policy)
             })
         })
-        .collect())
+        .collect();
+    let mut facts = BTreeMap::new();
+    for policy in &policies {
+        let rules = KnownRules::load(&e2e::root().join("policies").join(policy))?;
+        let metadata = e2e::module_metadata(policy)?;
+        facts.insert(policy.clone(), PolicyFacts { rules, metadata });
+    }
+    let (facts, kwctl) = (Arc::new(facts), Arc::new(kwctl));
+    for case in hostile {
+        let open = known_open(&case.id(), Runner::Kwctl);
+        let (facts, kwctl) = (Arc::clone(&facts), Arc::clone(&kwctl));
+        let trial = Trial::test(format!("hostile/{}", case.id()), move || {
+            let facts = facts
+                .get(&case.policy)
+                .ok_or_else(|| format!("no facts about {}", case.policy))?;
+            run_hostile(&kwctl, facts, &case)
+        });
+        trials.push(trial.with_ignored_flag(open));
+    }
+    Ok(trials)
+}
+
+/// `kwctl run` of the case's request file with its settings, judged: a
+/// verdict on standard output, or kwctl's refusal of the file (its exit
+/// status and standard error).
+fn run_hostile(kwctl: &Path, facts: &PolicyFacts, case: &HostileCase) -> Result<(), Failed> {
+    let request = e2e::hostile::write_request(case)?;
+    let settings = e2e::hostile::settings(case).to_string();
+    let (stdout_path, stderr_path) = (request.with_extension("out"), request.with_extension("err"));
+    let create =
+        |path: &Path| std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()));
+    let mut command = Command::new(kwctl);
+    command
+        .arg("run")
+        .arg("--request-path")
+        .arg(&request)
+        .args(["--settings-json", &settings]);
+    // kwctl would wait for Sigstore's trust root on the network otherwise.
+    if let Some(trust) = e2e::trust_config() {
+        command.arg("--sigstore-trust-config").arg(trust);
+    }
+    let mut child = command
+        .arg(e2e::module(&case.policy))
+        .stdin(Stdio::null())
+        .stdout(create(&stdout_path)?)
+        .stderr(create(&stderr_path)?)
+        .spawn()
+        .map_err(|e| format!("cannot run {}: {e}", kwctl.display()))?;
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
+            break status;
+        }
+        if started.elapsed() > RUN_TIMEOUT {
+            // Already gone is fine: the point is that nothing outlives the test.
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(format!("kwctl run took more than {RUN_TIMEOUT:?}").into());
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let read = |path: &Path| std::fs::read_to_string(path).unwrap_or_default();
+    let (stdout, stderr) = (read(&stdout_path), read(&stderr_path));
+    let expect = case.case.expectation(Runner::Kwctl);
+    let Some(code) = status.code() else {
+        return Err(format!("kwctl was killed ({status}): {stderr}").into());
+    };
+    if code != 0 {
+        // The first line says why; a backtrace follows.
+        let reason = stderr
+            .lines()
+            .find(|l| l.starts_with("Error:"))
+            .unwrap_or(&stderr);
+        return judge_exit(expect, code, reason).map_err(Failed::from);
+    }
+    let answer = stdout
+        .lines()
+        .rfind(|line| line.starts_with('{'))
+        .ok_or_else(|| format!("no AdmissionResponse in: {stdout}"))?;
+    let response = serde_json::from_str(answer).map_err(|e| format!("{e}: {answer}"))?;
+    let matches = e2e::hostile::matches_rules(Some(&facts.metadata), case);
+    judge(expect, &response, matches, &facts.rules).map_err(Failed::from)
 }
 
 /// Runs kwctl; its standard output, or what went wrong.

@@ -12,13 +12,19 @@
 //!   mode (`deploy/protect`) each case with the shipped settings gets the
 //!   case's verdict; and no request ever gets a 500, even for a
 //!   context-aware policy with no cluster behind the server.
+//! - `hostile/<policy>/<case>`: every hostile request (`bundle::hostile`),
+//!   its body POSTed byte for byte to the policy id of its settings: a 200
+//!   with the verdict the case expects, or the server's own refusal before
+//!   any policy (413 above its body limit, 400 for a body its JSON parser
+//!   refuses).
 
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
 use bundle::Metadata;
-use bundle::case::{Outcome, Runner, judge};
+use bundle::case::{Outcome, Runner, judge, judge_refusal};
+use bundle::hostile::{HostileCase, known_open};
 use bundle::rules::KnownRules;
 use e2e::PolicyCase;
 use host::policy_server::{
@@ -83,6 +89,8 @@ fn trials() -> Result<Vec<Trial>, String> {
             names.push(format!("deploy/{policy}/{check}"));
         }
     }
+    let hostile = e2e::hostile::cases()?;
+    names.extend(hostile.iter().map(|c| format!("hostile/{}", c.id())));
     let Some(binary) = e2e::program("policy-server")? else {
         println!(
             "policy-server is not on PATH: every test below is SKIPPED (`make setup` installs it)"
@@ -121,6 +129,14 @@ fn trials() -> Result<Vec<Trial>, String> {
             ));
         }
     }
+    for case in hostile {
+        let open = known_open(&case.id(), Runner::PolicyServer);
+        let suite = Arc::clone(&suite);
+        let trial = Trial::test(format!("hostile/{}", case.id()), move || {
+            judged_hostile(&suite, &case)
+        });
+        trials.push(trial.with_ignored_flag(open));
+    }
     Ok(trials)
 }
 
@@ -141,13 +157,7 @@ fn start(
             rules.insert(case.policy.clone(), known);
         }
         if !metadata.contains_key(&case.policy) {
-            let module = e2e::module(&case.policy);
-            let bytes = std::fs::read(&module)
-                .map_err(|e| format!("{}: {e}; run `make dist` first", module.display()))?;
-            let found = Metadata::from_wasm(&bytes)
-                .map_err(|e| e.to_string())?
-                .ok_or_else(|| format!("{} is not annotated", module.display()))?;
-            metadata.insert(case.policy.clone(), found);
+            metadata.insert(case.policy.clone(), e2e::module_metadata(&case.policy)?);
         }
         let key = (case.policy.clone(), settings_key(&case.settings()));
         if !case_ids.contains_key(&key) {
@@ -250,6 +260,34 @@ fn judged(suite: &Suite, case: &PolicyCase) -> Result<(), Failed> {
         known_rules(suite, case)?,
     )
     .map_err(|e| format!("{}: {e}", case.case.description).into())
+}
+
+/// POSTs the hostile body as it is to the policy id of its settings and
+/// judges the answer: a verdict, or the server's refusal of the request.
+fn judged_hostile(suite: &Suite, case: &HostileCase) -> Result<(), Failed> {
+    let key = (
+        case.policy.clone(),
+        settings_key(&e2e::hostile::settings(case)),
+    );
+    let id = suite
+        .case_ids
+        .get(&key)
+        .ok_or("no policy id with the case's settings")?;
+    let answer = suite
+        .server
+        .post_once(id, case.body.as_bytes())
+        .map_err(|e| e.to_string())?;
+    let expect = case.case.expectation(Runner::PolicyServer);
+    if answer.status != 200 {
+        return judge_refusal(expect, answer.status, &answer.body).map_err(Failed::from);
+    }
+    let response = answer.response()?;
+    let rules = suite
+        .rules
+        .get(&case.policy)
+        .ok_or_else(|| format!("no README rules of {}", case.policy))?;
+    let matches = e2e::hostile::matches_rules(suite.metadata.get(&case.policy), case);
+    judge(expect, &response, matches, rules).map_err(Failed::from)
 }
 
 /// A server given the case's settings for the shipped policy refuses to

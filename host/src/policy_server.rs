@@ -89,6 +89,12 @@ pub enum ServerError {
     #[error("policy-server was not ready after {0:?}:\n{1}")]
     NotReady(Duration, String),
     #[error("POST {url}: {error}")]
+    OneShot {
+        url: String,
+        #[source]
+        error: crate::one_shot::OneShotError,
+    },
+    #[error("POST {url}: {error}")]
     Http {
         url: String,
         #[source]
@@ -265,6 +271,19 @@ impl PolicyServer {
             .read_to_string(&mut body)
             .map_err(io(format!("read the answer of {url}")))?;
         Ok(Answer { status, body })
+    }
+
+    /// POSTs `review` as it is on a connection of its own
+    /// ([`crate::one_shot`]): the server's answer even to a body it refuses
+    /// before reading it whole (413 above its limit), and no closed
+    /// connection left behind for the next request.
+    pub fn post_once(&self, policy_id: &str, review: &[u8]) -> Result<Answer, ServerError> {
+        crate::one_shot::post(self.port, &format!("/validate/{policy_id}"), review).map_err(
+            |error| ServerError::OneShot {
+                url: self.validate_url(policy_id),
+                error,
+            },
+        )
     }
 
     /// The server's log so far.

@@ -28,6 +28,6 @@ for _ in $(seq "${RUNS:-5}"); do
   cpus+=("$(echo "$user + $system" | bc)")
 done
 median() { printf '%s\n' "$@" | sort -n | sed -n "$((($# + 1) / 2))p"; }
-findings=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$tree/out.json")
+findings=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["findings"]))' "$tree/out.json")
 printf 'cold check of %s objects (%s findings): median %s s wall, %s s CPU\n' \
   "$objects" "$findings" "$(median "${walls[@]}")" "$(median "${cpus[@]}")"

@@ -12,4 +12,4 @@ pub mod policy;
 pub mod policy_server;
 
 pub use bundle::{AdmissionRequest, AdmissionResponse, HostCapabilities, Metadata};
-pub use policy::{HostError, Policy, PolicyModule, WarmInstance};
+pub use policy::{HostError, Policy, PolicyModule, WarmInstance, cache_compiled_modules};

@@ -12,7 +12,7 @@
 //!   `internal server error: ...`.
 
 use std::path::Path;
-use std::sync::{Arc, LazyLock, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use bundle::case::{Evaluation, Evaluator};
@@ -34,6 +34,8 @@ pub enum HostError {
     Io { path: String, error: std::io::Error },
     #[error("cannot create the wasmtime engine: {0}")]
     Engine(String),
+    #[error("cannot keep compiled modules in {dir}: {message}")]
+    Cache { dir: String, message: String },
     #[error("cannot load module {name}: {message}")]
     Load { name: String, message: String },
     #[error(transparent)]
@@ -52,10 +54,41 @@ pub enum HostError {
     },
 }
 
-static ENGINE: LazyLock<Result<wasmtime::Engine, String>> = LazyLock::new(|| {
+/// The process's one engine, built on first use (with the compilation
+/// cache, when [`cache_compiled_modules`] chose one before).
+static ENGINE: OnceLock<Result<wasmtime::Engine, String>> = OnceLock::new();
+
+/// Where compiled modules are kept across processes, if anywhere.
+static COMPILE_CACHE: OnceLock<wasmtime::Cache> = OnceLock::new();
+
+/// Keeps every module this process compiles in wasmtime's on-disk cache
+/// under `dir`, keyed by the module's bytes and the compiler's version and
+/// settings, so a later process loads it instead of compiling it again.
+/// Evaluation is unchanged. Only takes effect before the first module is
+/// loaded, which is when the engine is built.
+pub fn cache_compiled_modules(dir: &Path) -> Result<(), HostError> {
+    let refused = |message: String| HostError::Cache {
+        dir: dir.display().to_string(),
+        message,
+    };
+    if ENGINE.get().is_some() {
+        return Err(refused(
+            "the engine is already built: choose the cache before loading a module".to_owned(),
+        ));
+    }
+    let mut config = wasmtime::CacheConfig::new();
+    config.with_directory(dir);
+    let cache = wasmtime::Cache::new(config).map_err(|e| refused(format!("{e:#}")))?;
+    COMPILE_CACHE
+        .set(cache)
+        .map_err(|_| refused("a compilation cache is already chosen".to_owned()))
+}
+
+fn build_engine() -> Result<wasmtime::Engine, String> {
     let mut config = wasmtime::Config::new();
     config.wasm_function_references(true);
     config.epoch_interruption(true);
+    config.cache(COMPILE_CACHE.get().cloned());
     let engine = wasmtime::Engine::new(&config).map_err(|e| e.to_string())?;
     let ticker = engine.weak();
     std::thread::Builder::new()
@@ -68,10 +101,11 @@ static ENGINE: LazyLock<Result<wasmtime::Engine, String>> = LazyLock::new(|| {
         })
         .map_err(|e| e.to_string())?;
     Ok(engine)
-});
+}
 
 fn engine() -> Result<wasmtime::Engine, HostError> {
     ENGINE
+        .get_or_init(build_engine)
         .as_ref()
         .cloned()
         .map_err(|e| HostError::Engine(e.clone()))

@@ -2,7 +2,7 @@
 //! out): compiling the bundle is most of a small check's time, and the same
 //! modules are compiled again on every run otherwise. wasmtime's own cache
 //! does the keeping, keyed by the module's bytes and the compiler's version
-//! and settings, as kwctl and policy-server keep theirs.
+//! and settings.
 
 use std::path::PathBuf;
 

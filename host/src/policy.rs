@@ -9,7 +9,9 @@
 //! - every evaluation rehydrates a fresh instance (new store, new
 //!   `wapc_init`), so no state survives between requests;
 //! - a trap or a guest error becomes `allowed: false`, code 500,
-//!   `internal server error: ...`.
+//!   `internal server error: ...`;
+//! - compiled modules may be kept on disk ([`cache_compiled_modules`]);
+//!   that changes when a module is compiled, never how it is evaluated.
 
 use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};

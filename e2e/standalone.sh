@@ -10,6 +10,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
+# Compiled modules are cached under the scratch directory, not the home.
+export XDG_CACHE_HOME=$scratch/cache
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # A workspace binary without embedded modules, outside any clone.

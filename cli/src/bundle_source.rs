@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use host::PolicyModule;
+use rayon::prelude::*;
 
 use crate::{registry_source, workspace};
 
@@ -44,13 +45,10 @@ pub fn load(request: &Request) -> Result<Vec<PolicyModule>> {
         return load_dist(dist, request.root);
     }
     if !embedded().is_empty() {
-        return embedded()
-            .iter()
-            .map(|(name, bytes)| {
-                PolicyModule::from_bytes((*name).to_owned(), bytes)
-                    .with_context(|| format!("loading the embedded module {name}"))
-            })
-            .collect();
+        return in_order(embedded().par_iter().map(|(name, bytes)| {
+            PolicyModule::from_bytes((*name).to_owned(), bytes)
+                .with_context(|| format!("loading the embedded module {name}"))
+        }));
     }
     if !request.root.join("policies").is_dir() {
         bail!(
@@ -76,7 +74,7 @@ fn load_dist(dist: &Path, root: &Path) -> Result<Vec<PolicyModule>> {
             missing.display()
         );
     }
-    paths.iter().map(|path| load_file(path)).collect()
+    load_files(&paths)
 }
 
 /// One `--policy` argument: a registry reference, a directory of modules or
@@ -100,11 +98,26 @@ fn load_policy_arg(arg: &str, root: &Path) -> Result<Vec<PolicyModule>> {
                 path.display()
             );
         }
-        return files.iter().map(|f| load_file(f)).collect();
+        return load_files(&files);
     }
     Ok(vec![load_file(&path).with_context(|| {
         format!("--policy {arg}: expected a module file, a directory of modules or registry://host/repo:tag")
     })?])
+}
+
+/// Compiles the modules on every core: wasmtime spreads one module's
+/// functions over the cores too, but a small module leaves them idle while
+/// it reads and links.
+fn load_files(paths: &[PathBuf]) -> Result<Vec<PolicyModule>> {
+    in_order(paths.par_iter().map(|path| load_file(path)))
+}
+
+/// The modules in the order asked, or the first one's error.
+fn in_order(
+    modules: impl IndexedParallelIterator<Item = Result<PolicyModule>>,
+) -> Result<Vec<PolicyModule>> {
+    let modules: Vec<Result<PolicyModule>> = modules.collect();
+    modules.into_iter().collect()
 }
 
 fn load_file(path: &Path) -> Result<PolicyModule> {

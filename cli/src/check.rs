@@ -15,7 +15,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use bundle::Operation;
-use host::{HostCapabilities, Policy, PolicyModule};
+use host::{AdmissionRequest, AdmissionResponse, HostCapabilities, Policy, PolicyModule};
+use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 use shared::FieldPath;
@@ -142,56 +143,87 @@ impl Bundle {
     }
 
     /// Evaluates every change with every policy whose rules match it.
+    ///
+    /// The evaluations run on every core, each in its own fresh instance;
+    /// the findings are gathered in the order of the changes and policies
+    /// (unresolved placeholders first, which `run`'s sort puts in place),
+    /// so the output does not depend on the scheduling.
     pub fn evaluate(&self, changes: &[Change]) -> Result<Evaluation> {
         let policies = self.policies()?;
         let mut evaluation = Evaluation::default();
+        let mut jobs = Vec::new();
         for change in changes {
             if let Some(unresolved) = unresolved(change) {
                 evaluation.reports.extend(unresolved);
                 continue;
             }
-            let mut matched = false;
-            for policy in &policies {
-                let module = policy.module();
-                if module
-                    .metadata()
-                    .is_some_and(|m| !m.matches(&change.request))
-                {
-                    continue;
-                }
-                matched = true;
-                let response = policy
-                    .evaluate(&change.request, HostCapabilities::offline())
-                    .response;
-                let mut add = |severity, line: &str| {
-                    let (rule, finding) = rule::parse_line(module.name(), line);
-                    let mut report =
-                        Report::at(change, rule, severity, &finding.path, finding.message);
-                    report.policy = module.name().to_owned();
-                    if severity == Severity::Violation {
-                        report.code = response.code();
-                    }
-                    evaluation.reports.push(report);
-                };
-                if !response.allowed {
-                    for line in response
-                        .message()
-                        .unwrap_or("rejected without a message")
-                        .lines()
-                    {
-                        add(Severity::Violation, line);
-                    }
-                }
-                for warning in response.warnings() {
-                    add(Severity::Warning, warning);
-                }
-            }
-            if !matched {
+            let before = jobs.len();
+            jobs.extend(
+                policies
+                    .iter()
+                    .filter(|policy| {
+                        policy
+                            .module()
+                            .metadata()
+                            .is_none_or(|m| m.matches(&change.request))
+                    })
+                    .map(|policy| (change, policy)),
+            );
+            if jobs.len() == before {
                 evaluation.unmatched += 1;
             }
         }
+        // A change holds its positions behind `Rc`s, which stay on this
+        // thread; the evaluations need only the requests.
+        let requests: Vec<(&AdmissionRequest, &Policy<'_>)> = jobs
+            .iter()
+            .map(|(change, policy)| (&change.request, *policy))
+            .collect();
+        let responses: Vec<AdmissionResponse> = requests
+            .par_iter()
+            .map(|(request, policy)| {
+                policy
+                    .evaluate(request, HostCapabilities::offline())
+                    .response
+            })
+            .collect();
+        for ((change, policy), response) in jobs.iter().zip(&responses) {
+            evaluation
+                .reports
+                .extend(findings(change, policy.module(), response));
+        }
         Ok(evaluation)
     }
+}
+
+/// The findings of one policy's response on one change.
+fn findings(change: &Change, module: &PolicyModule, response: &AdmissionResponse) -> Vec<Report> {
+    let report = |severity, line: &str| {
+        let (rule, finding) = rule::parse_line(module.name(), line);
+        let mut report = Report::at(change, rule, severity, &finding.path, finding.message);
+        report.policy = module.name().to_owned();
+        if severity == Severity::Violation {
+            report.code = response.code();
+        }
+        report
+    };
+    let mut reports = Vec::new();
+    if !response.allowed {
+        reports.extend(
+            response
+                .message()
+                .unwrap_or("rejected without a message")
+                .lines()
+                .map(|line| report(Severity::Violation, line)),
+        );
+    }
+    reports.extend(
+        response
+            .warnings()
+            .iter()
+            .map(|warning| report(Severity::Warning, warning)),
+    );
+    reports
 }
 
 /// Findings for the fields of a written object that still hold a

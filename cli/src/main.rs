@@ -8,6 +8,7 @@ mod bench_server;
 mod bundle_source;
 mod case_export;
 mod check;
+mod compile_cache;
 mod deploy;
 mod dist;
 mod manifests;
@@ -97,6 +98,17 @@ enum Command {
         /// dist/ of the clone.
         #[arg(long)]
         dist: Option<PathBuf>,
+        /// Compile the modules afresh and keep nothing: by default compiled
+        /// modules are kept in $XDG_CACHE_HOME/cozystack-policies/compiled
+        /// (else ~/.cache/...), keyed by the module's bytes, so later runs
+        /// skip compiling. The environment variable turns it on with any
+        /// value but empty, 0, false, no or off.
+        #[arg(
+            long,
+            env = "COZYSTACK_POLICIES_NO_COMPILE_CACHE",
+            value_parser = clap::builder::FalseyValueParser::new()
+        )]
+        no_compile_cache: bool,
     },
     /// One report of policy findings from PolicyReports, OpenReports or
     /// `check --json` output: totals, every finding with its rule and fix,
@@ -259,7 +271,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
             from_deploy,
             policy,
             dist,
+            no_compile_cache,
         } => {
+            if !no_compile_cache {
+                compile_cache::enable();
+            }
             let modules = bundle_source::load(&bundle_source::Request {
                 policies: &policy,
                 dist: dist.map(|d| resolve(root, &d)).as_deref(),

@@ -8,10 +8,11 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
+use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
 use bundle::{AdmissionRequest, Operation};
+use rayon::prelude::*;
 use serde_json::{Value, json};
 use shared::FieldPath;
 use shared::catalogue::{APPS_GROUP, app_kind};
@@ -26,7 +27,7 @@ pub struct Manifest {
     pub file: PathBuf,
     pub object: Value,
     /// Positions of the document the object is in.
-    pub positions: Rc<positions::Document>,
+    pub positions: Arc<positions::Document>,
     /// Where the object is in its document (`items[3]` of a `List`).
     pub prefix: Vec<Segment>,
     /// Fields that still hold a `${VAR}` placeholder, with the variables.
@@ -200,18 +201,36 @@ pub struct Loaded {
 /// files, Helm values, CI configuration) are skipped with a notice, or
 /// refused when `reading.strict`; objects without `metadata.name` are
 /// refused.
+///
+/// The texts are parsed on every core; the objects keep the sources' order,
+/// and an error is the one of the first failing source.
 pub fn load(sources: Vec<Source>, reading: Reading<'_>) -> Result<Loaded> {
+    let parsed: Vec<Result<Parsed>> = sources
+        .par_iter()
+        .map(|source| parse(&source.text, reading.vars))
+        .collect();
     let mut loaded = Loaded::default();
-    for source in sources {
-        load_source(&source, reading, &mut loaded)
+    for (source, parsed) in sources.iter().zip(parsed) {
+        parsed
+            .and_then(|parsed| load_source(source, parsed, reading, &mut loaded))
             .with_context(|| format!("reading {}", source.file.display()))?;
     }
     Ok(loaded)
 }
 
+/// Documents with their positions.
+type Documents = (Vec<Value>, Vec<Arc<positions::Document>>);
+
+/// A source's documents as written and, when it has `${` placeholders and
+/// substituting keeps its documents, as Flux would apply them.
+struct Parsed {
+    original: Documents,
+    substituted: Option<Documents>,
+}
+
 /// The documents of a text and their positions; documents whose positions
 /// cannot be matched point at the top of the file.
-fn documents(text: &str) -> Result<(Vec<Value>, Vec<Rc<positions::Document>>)> {
+fn documents(text: &str) -> Result<Documents> {
     let values: Vec<Value> = serde_saphyr::from_multiple(text)?;
     let mut found = positions::index(text);
     if found.len() != values.len() {
@@ -219,21 +238,36 @@ fn documents(text: &str) -> Result<(Vec<Value>, Vec<Rc<positions::Document>>)> {
     }
     let top = positions::Document::at(Position { line: 1, column: 1 });
     let found = (0..values.len())
-        .map(|i| Rc::new(found.get(i).cloned().unwrap_or_else(|| top.clone())))
+        .map(|i| Arc::new(found.get(i).cloned().unwrap_or_else(|| top.clone())))
         .collect();
     Ok((values, found))
 }
 
-fn load_source(source: &Source, reading: Reading<'_>, loaded: &mut Loaded) -> Result<()> {
-    let (original, original_positions) = documents(&source.text)?;
+fn parse(text: &str, vars: &Vars) -> Result<Parsed> {
+    let original = documents(text)?;
     // Flux substitutes in the text; a substitution that changes the
     // document structure (a value holding `---`) is not followed.
-    let substituted = source
-        .text
+    let substituted = text
         .contains("${")
-        .then(|| documents(&reading.vars.substitute(&source.text)))
+        .then(|| documents(&vars.substitute(text)))
         .transpose()?
-        .filter(|(values, _)| values.len() == original.len());
+        .filter(|(values, _)| values.len() == original.0.len());
+    Ok(Parsed {
+        original,
+        substituted,
+    })
+}
+
+fn load_source(
+    source: &Source,
+    parsed: Parsed,
+    reading: Reading<'_>,
+    loaded: &mut Loaded,
+) -> Result<()> {
+    let Parsed {
+        original: (original, original_positions),
+        substituted,
+    } = parsed;
     for (index, before) in original.iter().enumerate() {
         let substitute = vars::enabled(before);
         let (object, document) = match &substituted {
@@ -245,7 +279,7 @@ fn load_source(source: &Source, reading: Reading<'_>, loaded: &mut Loaded) -> Re
         };
         let document = document
             .cloned()
-            .unwrap_or_else(|| Rc::new(positions::Document::at(Position { line: 1, column: 1 })));
+            .unwrap_or_else(|| Arc::new(positions::Document::at(Position { line: 1, column: 1 })));
         let place = Place {
             file: &source.file,
             document,
@@ -259,7 +293,7 @@ fn load_source(source: &Source, reading: Reading<'_>, loaded: &mut Loaded) -> Re
 /// Where the documents being unpacked come from.
 struct Place<'a> {
     file: &'a Path,
-    document: Rc<positions::Document>,
+    document: Arc<positions::Document>,
     substitute: bool,
 }
 
@@ -442,7 +476,7 @@ mod tests {
             file: PathBuf::from(format!("{name}.yaml")),
             object: json!({"apiVersion": "apps.cozystack.io/v1alpha1", "kind": "Postgres",
                 "metadata": {"name": name, "namespace": "tenant-foo"}, "spec": {"storageClass": class}}),
-            positions: Rc::default(),
+            positions: Arc::default(),
             prefix: Vec::new(),
             unresolved: Vec::new(),
         }

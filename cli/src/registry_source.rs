@@ -38,7 +38,8 @@ pub fn load(reference: &str) -> Result<PolicyModule> {
     PolicyModule::from_bytes(name, &wasm).with_context(|| format!("loading {SCHEME}{reference}"))
 }
 
-/// The user's cache directory for pulled modules.
+/// The user's cache directory for this program: pulled modules, and
+/// compiled ones under `compiled/`.
 pub fn cache_dir() -> Result<PathBuf> {
     let base = match std::env::var_os("XDG_CACHE_HOME").filter(|v| !v.is_empty()) {
         Some(dir) => PathBuf::from(dir),

@@ -597,3 +597,151 @@ fn old_takes_a_git_revision_for_create_update_and_delete() {
     assert_eq!(unknown.status.code(), Some(2));
     std::fs::remove_dir_all(&repo).unwrap();
 }
+
+/// A compiled module in the cache: its path, bytes and modification time.
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+struct Stored(PathBuf, Vec<u8>, std::time::SystemTime);
+
+impl std::fmt::Debug for Stored {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0.display())
+    }
+}
+
+/// The compiled modules a cache directory holds. wasmtime's bookkeeping
+/// (`.stats` use counts written in the background after a hit, the
+/// `.cleanup` lock) is left out.
+fn compiled(cache: &Path) -> Vec<Stored> {
+    let mut found = Vec::new();
+    let mut pending = vec![cache.to_owned()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_none_or(|e| e != "stats")
+                && !path.file_name().unwrap().to_string_lossy().starts_with('.')
+            {
+                let modified = path.metadata().unwrap().modified().unwrap();
+                found.push(Stored(
+                    path.clone(),
+                    std::fs::read(&path).unwrap(),
+                    modified,
+                ));
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// `check` of the example change with `XDG_CACHE_HOME` at `cache`.
+fn check_cached(cache: &Path, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "check",
+        "--json",
+        "--old",
+        "examples/before",
+        "examples/after",
+    ];
+    args.extend(extra);
+    command(&args)
+        .env("XDG_CACHE_HOME", cache)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn compiled_modules_are_cached_and_a_second_run_only_reads_them() {
+    let home = scratch("compile-cache");
+    let first = check_cached(&home, &[]);
+    assert_eq!(
+        first.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let cache = home.join("cozystack-policies/compiled");
+    let stored = compiled(&cache);
+    let modules = std::fs::read_dir(root().join("dist"))
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "wasm")
+        })
+        .count();
+    assert_eq!(
+        stored.len(),
+        modules,
+        "one compiled module per policy: {stored:?}"
+    );
+
+    let second = check_cached(&home, &[]);
+    assert_eq!(second.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&second.stdout),
+        String::from_utf8_lossy(&first.stdout)
+    );
+    // Nothing compiled again: every module file is the one the first run
+    // wrote, untouched.
+    assert!(
+        compiled(&cache) == stored,
+        "the second run rewrote the cache"
+    );
+    std::fs::remove_dir_all(&home).unwrap();
+}
+
+#[test]
+fn the_compile_cache_opt_out_writes_nothing_and_judges_the_same() {
+    let home = scratch("no-compile-cache");
+    let flag = check_cached(&home, &["--no-compile-cache"]);
+    let mut by_env = command(&[
+        "check",
+        "--json",
+        "--old",
+        "examples/before",
+        "examples/after",
+    ]);
+    let by_env = by_env
+        .env("XDG_CACHE_HOME", &home)
+        .env("COZYSTACK_POLICIES_NO_COMPILE_CACHE", "1")
+        .output()
+        .unwrap();
+    assert_eq!(
+        std::fs::read_dir(&home).unwrap().count(),
+        0,
+        "the cache was written"
+    );
+    let reference = scratch("compile-cache-reference");
+    let cached = check_cached(&reference, &[]);
+    for output in [&flag, &by_env] {
+        assert_eq!(output.status.code(), Some(1));
+        assert_eq!(
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&cached.stdout)
+        );
+    }
+    std::fs::remove_dir_all(&home).unwrap();
+    std::fs::remove_dir_all(&reference).unwrap();
+}
+
+#[test]
+fn an_unusable_cache_is_a_warning_and_the_check_goes_on() {
+    let dir = scratch("unusable-cache");
+    // A file where the cache directory would be created.
+    write(&dir, "cozystack-policies", "not a directory");
+    let output = check_cached(&dir, &[]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("warning: compiled modules are not cached (")
+            && stderr.contains("pass --no-compile-cache"),
+        "{stderr}"
+    );
+    let (_, found, _) = parse(&output);
+    assert!(!found.is_empty());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

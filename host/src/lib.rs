@@ -17,4 +17,4 @@ pub mod policy_server;
 
 pub use bundle::{AdmissionRequest, AdmissionResponse, HostCapabilities, Metadata};
 pub use fuel::{FUEL_BUDGET, Metered};
-pub use policy::{HostError, Policy, PolicyModule, WarmInstance};
+pub use policy::{HostError, Policy, PolicyModule, WarmInstance, cache_compiled_modules};

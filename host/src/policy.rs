@@ -9,7 +9,9 @@
 //! - every evaluation rehydrates a fresh instance (new store, new
 //!   `wapc_init`), so no state survives between requests;
 //! - a trap or a guest error becomes `allowed: false`, code 500,
-//!   `internal server error: ...`.
+//!   `internal server error: ...`;
+//! - compiled modules may be kept on disk ([`cache_compiled_modules`]);
+//!   that changes when a module is compiled, never how it is evaluated.
 //!
 //! [`Policy::evaluate_metered`] is the same evaluation under a fuel budget
 //! instead of the deadline ([`crate::fuel`]), for the hostile cases' bounds.
@@ -17,7 +19,7 @@
 use std::cell::Cell;
 use std::path::Path;
 use std::rc::Rc;
-use std::sync::{Arc, LazyLock, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use crate::fuel::{Metered, MeteredModule};
@@ -40,6 +42,8 @@ pub enum HostError {
     Io { path: String, error: std::io::Error },
     #[error("cannot create the wasmtime engine: {0}")]
     Engine(String),
+    #[error("cannot keep compiled modules in {dir}: {message}")]
+    Cache { dir: String, message: String },
     #[error("cannot load module {name}: {message}")]
     Load { name: String, message: String },
     #[error(transparent)]
@@ -58,10 +62,41 @@ pub enum HostError {
     },
 }
 
-static ENGINE: LazyLock<Result<wasmtime::Engine, String>> = LazyLock::new(|| {
+/// The process's one engine, built on first use (with the compilation
+/// cache, when [`cache_compiled_modules`] chose one before).
+static ENGINE: OnceLock<Result<wasmtime::Engine, String>> = OnceLock::new();
+
+/// Where compiled modules are kept across processes, if anywhere.
+static COMPILE_CACHE: OnceLock<wasmtime::Cache> = OnceLock::new();
+
+/// Keeps every module this process compiles in wasmtime's on-disk cache
+/// under `dir`, keyed by the module's bytes and the compiler's version and
+/// settings, so a later process loads it instead of compiling it again.
+/// Evaluation is unchanged. Only takes effect before the first module is
+/// loaded, which is when the engine is built.
+pub fn cache_compiled_modules(dir: &Path) -> Result<(), HostError> {
+    let refused = |message: String| HostError::Cache {
+        dir: dir.display().to_string(),
+        message,
+    };
+    if ENGINE.get().is_some() {
+        return Err(refused(
+            "the engine is already built: choose the cache before loading a module".to_owned(),
+        ));
+    }
+    let mut config = wasmtime::CacheConfig::new();
+    config.with_directory(dir);
+    let cache = wasmtime::Cache::new(config).map_err(|e| refused(format!("{e:#}")))?;
+    COMPILE_CACHE
+        .set(cache)
+        .map_err(|_| refused("a compilation cache is already chosen".to_owned()))
+}
+
+fn build_engine() -> Result<wasmtime::Engine, String> {
     let mut config = wasmtime::Config::new();
     config.wasm_function_references(true);
     config.epoch_interruption(true);
+    config.cache(COMPILE_CACHE.get().cloned());
     let engine = wasmtime::Engine::new(&config).map_err(|e| e.to_string())?;
     let ticker = engine.weak();
     std::thread::Builder::new()
@@ -74,10 +109,11 @@ static ENGINE: LazyLock<Result<wasmtime::Engine, String>> = LazyLock::new(|| {
         })
         .map_err(|e| e.to_string())?;
     Ok(engine)
-});
+}
 
 fn engine() -> Result<wasmtime::Engine, HostError> {
     ENGINE
+        .get_or_init(build_engine)
         .as_ref()
         .cloned()
         .map_err(|e| HostError::Engine(e.clone()))

@@ -10,10 +10,19 @@ pub fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap()
 }
 
+/// The user's cache directory the tests give the CLI (compiled modules
+/// end up there), so that no test writes into the real home.
+pub fn cache_home() -> &'static Path {
+    Path::new(concat!(env!("CARGO_TARGET_TMPDIR"), "/xdg-cache"))
+}
+
 /// The CLI with `args`, run from the repository root.
 pub fn command(args: &[&str]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_cozystack-policies"));
-    command.current_dir(root()).args(args);
+    command
+        .current_dir(root())
+        .args(args)
+        .env("XDG_CACHE_HOME", cache_home());
     command
 }
 

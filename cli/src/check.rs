@@ -15,7 +15,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use bundle::Operation;
-use host::{AdmissionRequest, AdmissionResponse, HostCapabilities, Policy, PolicyModule};
+use host::{
+    AdmissionRequest, AdmissionResponse, HostCapabilities, Policy, PolicyModule, WarmInstance,
+};
 use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
@@ -161,13 +163,14 @@ impl Bundle {
             jobs.extend(
                 policies
                     .iter()
-                    .filter(|policy| {
+                    .enumerate()
+                    .filter(|(_, policy)| {
                         policy
                             .module()
                             .metadata()
                             .is_none_or(|m| m.matches(&change.request))
                     })
-                    .map(|policy| (change, policy)),
+                    .map(|(index, _)| (change, index)),
             );
             if jobs.len() == before {
                 evaluation.unmatched += 1;
@@ -175,24 +178,67 @@ impl Bundle {
         }
         // A change holds its positions behind `Rc`s, which stay on this
         // thread; the evaluations need only the requests.
-        let requests: Vec<(&AdmissionRequest, &Policy<'_>)> = jobs
+        let requests: Vec<(&AdmissionRequest, usize)> = jobs
             .iter()
-            .map(|(change, policy)| (&change.request, *policy))
+            .map(|(change, index)| (&change.request, *index))
             .collect();
         let responses: Vec<AdmissionResponse> = requests
             .par_iter()
-            .map(|(request, policy)| {
-                policy
-                    .evaluate(request, HostCapabilities::offline())
-                    .response
-            })
+            .map_init(
+                || Instances::new(policies.len()),
+                |instances, (request, index)| instances.evaluate(&policies, *index, request),
+            )
             .collect();
-        for ((change, policy), response) in jobs.iter().zip(&responses) {
-            evaluation
-                .reports
-                .extend(findings(change, policy.module(), response));
+        for ((change, index), response) in jobs.iter().zip(&responses) {
+            let module = policies.get(*index).map(Policy::module);
+            if let Some(module) = module {
+                evaluation
+                    .reports
+                    .extend(findings(change, module, response));
+            }
         }
         Ok(evaluation)
+    }
+}
+
+/// One thread's kept instances, one per policy, made on first use.
+///
+/// A fresh instance per evaluation, as policy-server makes, costs several
+/// times the rule itself; the policies keep no state between calls, so a
+/// kept instance answers the same (the host's case test proves it).
+struct Instances(Vec<Option<WarmInstance>>);
+
+impl Instances {
+    fn new(policies: usize) -> Self {
+        Self(std::iter::repeat_with(|| None).take(policies).collect())
+    }
+
+    /// The answer of policy `index`: from the kept instance, else (none
+    /// could be made, or its call failed and it may be broken) from a fresh
+    /// one, which gives the answer policy-server would.
+    fn evaluate(
+        &mut self,
+        policies: &[Policy<'_>],
+        index: usize,
+        request: &AdmissionRequest,
+    ) -> AdmissionResponse {
+        let Some(policy) = policies.get(index) else {
+            return AdmissionResponse::internal_server_error(&request.uid, "no such policy");
+        };
+        if let Some(slot) = self.0.get_mut(index) {
+            if slot.is_none() {
+                *slot = policy.warm_instance().ok();
+            }
+            if let Some(instance) = slot {
+                match policy.evaluate_warm(instance, request) {
+                    Ok(response) => return response,
+                    Err(_) => *slot = None,
+                }
+            }
+        }
+        policy
+            .evaluate(request, HostCapabilities::offline())
+            .response
     }
 }
 

@@ -370,12 +370,14 @@ impl Policy<'_> {
         self.call_validate(uid, payload, record)
     }
 
-    /// An instance kept for repeated evaluations. policy-server never reuses
-    /// one; the benchmark does, to tell a rule's own cost (a warm call)
-    /// from what a fresh instance adds (cold code, instantiation, teardown).
+    /// An instance kept for repeated evaluations, answering host calls as
+    /// [`HostCapabilities::offline`] does. policy-server never reuses one;
+    /// the benchmark does, to tell a rule's own cost (a warm call) from what
+    /// a fresh instance adds (cold code, instantiation, teardown), and
+    /// `check` does, to judge thousands of objects ([`Policy::evaluate_warm`]).
     pub fn warm_instance(&self) -> Result<WarmInstance, HostError> {
         let record = Arc::new(Mutex::new(HostCalls::new(
-            vec![],
+            self.context_aware_resources(),
             HostCapabilities::offline(),
         )));
         self.module
@@ -386,6 +388,24 @@ impl Policy<'_> {
                 operation: "wapc_init",
                 message,
             })
+    }
+
+    /// Evaluates one request in `instance`, a kept instance of this
+    /// policy's module, offline. The policies keep no state between calls,
+    /// so the answer is a fresh instance's (the host's case test checks it
+    /// for every case). `Err` when the guest call failed: the instance may be
+    /// broken, and the caller should ask a fresh one ([`Policy::evaluate`]).
+    pub fn evaluate_warm(
+        &self,
+        instance: &WarmInstance,
+        request: &AdmissionRequest,
+    ) -> Result<AdmissionResponse, String> {
+        let payload = self.payload(request).map_err(|e| e.to_string())?;
+        let answer = instance
+            .0
+            .call("validate", &payload)
+            .map_err(|e| e.to_string())?;
+        Ok(shape(&request.uid, &answer))
     }
 
     /// The `validate` payload for a request under these settings.
@@ -414,14 +434,19 @@ fn validate(uid: &str, payload: &[u8], host: Result<wapc::WapcHost, String>) -> 
         Err(e) => return AdmissionResponse::internal_server_error(uid, &e),
     };
     match host.call("validate", payload) {
-        Ok(answer) => match serde_json::from_slice::<ValidationResponse>(&answer) {
-            Ok(response) => AdmissionResponse::from_validation(uid, response),
-            Err(e) => AdmissionResponse::internal_server_error(
-                uid,
-                &format!("cannot deserialize policy validation response: {e}"),
-            ),
-        },
+        Ok(answer) => shape(uid, &answer),
         Err(e) => AdmissionResponse::internal_server_error(uid, &e.to_string()),
+    }
+}
+
+/// The AdmissionResponse of a `validate` answer, as policy-server shapes it.
+fn shape(uid: &str, answer: &[u8]) -> AdmissionResponse {
+    match serde_json::from_slice::<ValidationResponse>(answer) {
+        Ok(response) => AdmissionResponse::from_validation(uid, response),
+        Err(e) => AdmissionResponse::internal_server_error(
+            uid,
+            &format!("cannot deserialize policy validation response: {e}"),
+        ),
     }
 }
 

@@ -14,6 +14,7 @@ use std::sync::Arc;
 use bundle::case::{Case, Runner, case_files};
 use bundle::rules::KnownRules;
 use common::{load_module, workspace_root};
+use host::{HostCapabilities, PolicyModule};
 use libtest_mimic::{Arguments, Failed, Trial};
 
 fn main() {
@@ -45,6 +46,14 @@ fn main() {
                 Err("no cases".into())
             }));
         }
+        let (warm_module, warm_files) = (Arc::clone(&module), files.clone());
+        trials.push(Trial::test(format!("{policy}/warm-instance"), move || {
+            let module = warm_module
+                .as_ref()
+                .as_ref()
+                .map_err(|e| Failed::from(e.as_str()))?;
+            warm_answers_fresh(module, &warm_files).map_err(Failed::from)
+        }));
         for file in files {
             let stem = file
                 .file_stem()
@@ -68,4 +77,35 @@ fn main() {
         }
     }
     libtest_mimic::run(&args, trials).exit();
+}
+
+/// One kept instance evaluates every case's request in turn, offline, and
+/// answers each as a fresh instance does: the policy keeps no state between
+/// calls, which `check` relies on when it reuses instances.
+fn warm_answers_fresh(module: &PolicyModule, files: &[PathBuf]) -> Result<(), String> {
+    let mut instance = None;
+    for file in files {
+        let case = Case::load(file).map_err(|e| e.to_string())?;
+        let (Ok(request), Ok(policy)) = (
+            case.admission_request(),
+            module.configure(case.settings.clone()),
+        ) else {
+            continue;
+        };
+        if instance.is_none() {
+            instance = Some(policy.warm_instance().map_err(|e| e.to_string())?);
+        }
+        let Some(warm) = &instance else { continue };
+        let fresh = policy
+            .evaluate(&request, HostCapabilities::offline())
+            .response;
+        let kept = policy.evaluate_warm(warm, &request)?;
+        if kept != fresh {
+            return Err(format!(
+                "{}: a kept instance answers {kept:?}, a fresh one {fresh:?}",
+                file.display()
+            ));
+        }
+    }
+    Ok(())
 }

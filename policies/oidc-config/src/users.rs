@@ -21,6 +21,7 @@
 //!   differ only in case name one account, and with different roles the
 //!   last one wins on every run.
 
+use shared::first_seen::FirstSeen;
 use shared::{Field, FieldError, Review};
 
 use crate::chart::{Chart, Mode};
@@ -179,60 +180,93 @@ fn check_monitoring(user: &User<'_>, review: &mut Review, bad: &mut bool) {
 }
 
 /// Repeated emails, for a mode in which the chart's job uses the list.
-/// Only entries the chart accepts are compared.
+/// Only entries the chart accepts are compared, each with the first
+/// earlier accepted entry of the same email (or, for Monitoring, of the
+/// same email in another letter case with another role).
 pub fn check_duplicates(chart: Chart, users: &mut [User<'_>], review: &mut Review) {
+    let mut exact: FirstSeen<&str, Option<&str>, usize> = FirstSeen::default();
+    let mut folded: FirstSeen<String, Option<&str>, usize> = FirstSeen::default();
     for later in 0..users.len() {
+        check_duplicate(chart, users, later, (&exact, &folded), review);
         let Some(user) = users.get(later) else {
             continue;
         };
-        let (Some(email), Some(role), true) = (user.email_text, user.role_text, user.valid) else {
+        let (Some(email), true) = (user.email_text, user.valid) else {
             continue;
         };
-        let clash = users.iter().take(later).find(|earlier| {
-            earlier.valid
-                && earlier.email_text.is_some_and(|e| {
-                    e == email
-                        || (chart == Chart::Monitoring
-                            && e.eq_ignore_ascii_case(email)
-                            && earlier.role_text != user.role_text)
-                })
-        });
-        let Some(earlier) = clash else {
-            continue;
-        };
-        let earlier_email = earlier.email_text.unwrap_or_default();
-        let earlier_role = earlier.role_text.unwrap_or_default();
-        let first = earlier.entry.path();
-        let violation = match chart {
-            Chart::Kubernetes if earlier_role == role => {
-                review.warning(crate::rules::USER_REPEATED,
+        exact.insert(email, user.role_text, later);
+        if chart == Chart::Monitoring {
+            folded.insert(email.to_ascii_lowercase(), user.role_text, later);
+        }
+    }
+}
+
+/// The earlier accepted entries by exact email, and by lowercased email
+/// with their roles as tags.
+type Earlier<'s, 'a> = (
+    &'s FirstSeen<&'a str, Option<&'a str>, usize>,
+    &'s FirstSeen<String, Option<&'a str>, usize>,
+);
+
+/// Compares entry `later` with the entries before it.
+fn check_duplicate(
+    chart: Chart,
+    users: &mut [User<'_>],
+    later: usize,
+    (exact, folded): Earlier<'_, '_>,
+    review: &mut Review,
+) {
+    let Some(user) = users.get(later) else {
+        return;
+    };
+    let (Some(email), Some(role), true) = (user.email_text, user.role_text, user.valid) else {
+        return;
+    };
+    let same = exact.first(email);
+    let other_case = match chart {
+        Chart::Monitoring => folded.first_other(&email.to_ascii_lowercase(), &user.role_text),
+        Chart::Kubernetes => None,
+    };
+    let clash = match (same, other_case) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
+    let Some(earlier) = clash.and_then(|index| users.get(index)) else {
+        return;
+    };
+    let earlier_email = earlier.email_text.unwrap_or_default();
+    let earlier_role = earlier.role_text.unwrap_or_default();
+    let first = earlier.entry.path();
+    let violation = match chart {
+        Chart::Kubernetes if earlier_role == role => {
+            review.warning(crate::rules::USER_REPEATED,
                     user.entry.path(),
                     format!("repeats {first} (same email and role); the chart applies one ClusterRoleBinding twice. Remove it."),
                 );
-                false
-            }
-            Chart::Kubernetes => {
-                review.violation(crate::rules::DUPLICATE_EMAIL,
+            false
+        }
+        Chart::Kubernetes => {
+            review.violation(crate::rules::DUPLICATE_EMAIL,
                     user.email.path(),
                     format!(
                         "{email:?} is already {first} with role {earlier_role:?}: both entries map to one ClusterRoleBinding, \
                          whose roleRef cannot change, so the oidc-bootstrap Job fails. Keep one entry per email."
                     ),
                 );
-                true
-            }
-            Chart::Monitoring if earlier_email == email => {
-                review.violation(crate::rules::DUPLICATE_EMAIL,
+            true
+        }
+        Chart::Monitoring if earlier_email == email => {
+            review.violation(crate::rules::DUPLICATE_EMAIL,
                     user.email.path(),
                     format!(
                         "{email:?} is already {first}: the users Job looks the role up by email and gets one line per entry, \
                          which Grafana refuses as a role, so the Job and the release fail. Keep one entry per email."
                     ),
                 );
-                true
-            }
-            Chart::Monitoring => {
-                review.violation(crate::rules::DUPLICATE_EMAIL,
+            true
+        }
+        Chart::Monitoring => {
+            review.violation(crate::rules::DUPLICATE_EMAIL,
                     user.email.path(),
                     format!(
                         "{email:?} and {first} ({earlier_email:?}) differ only in letter case but ask for roles {role:?} and \
@@ -240,12 +274,11 @@ pub fn check_duplicates(chart: Chart, users: &mut [User<'_>], review: &mut Revie
                          Keep one entry."
                     ),
                 );
-                true
-            }
-        };
-        if violation && let Some(user) = users.get_mut(later) {
-            user.valid = false;
+            true
         }
+    };
+    if violation && let Some(user) = users.get_mut(later) {
+        user.valid = false;
     }
 }
 
@@ -283,16 +316,28 @@ pub fn stored<'a>(old: &Field<'a>) -> Option<Stored<'a>> {
     read().ok().flatten()
 }
 
+/// The stored bindings with a role the chart knows, by email, the roles
+/// as tags: looked up once per entry instead of scanned.
+fn known_roles<'b>(before: &[Binding<'b>]) -> FirstSeen<&'b str, &'b str, &'b str> {
+    let mut roles = FirstSeen::default();
+    for &(email, role) in before {
+        if Chart::Kubernetes.roles().contains(&role) {
+            roles.insert(email, role, role);
+        }
+    }
+    roles
+}
+
 /// The earlier role of `user`'s email in `before`, when it was another
 /// role the chart knows.
-fn earlier_role<'b>(user: &User<'_>, before: &[Binding<'b>]) -> Option<&'b str> {
+fn earlier_role<'b>(
+    user: &User<'_>,
+    before: &FirstSeen<&'b str, &'b str, &'b str>,
+) -> Option<&'b str> {
     let (Some(email), Some(role), true) = (user.email_text, user.role_text, user.valid) else {
         return None;
     };
-    before
-        .iter()
-        .find(|(e, r)| *e == email && *r != role && Chart::Kubernetes.roles().contains(r))
-        .map(|(_, r)| *r)
+    before.first_other(email, &role)
 }
 
 /// Kubernetes, UPDATE: a role changed for an email the chart has already
@@ -300,9 +345,10 @@ fn earlier_role<'b>(user: &User<'_>, before: &[Binding<'b>]) -> Option<&'b str> 
 /// fails until the entry is removed (the Job prunes the binding) and added
 /// back.
 pub fn check_role_changes(users: &[User<'_>], before: &[Binding<'_>], review: &mut Review) {
+    let before = known_roles(before);
     for user in users {
         let (Some(email), Some(role), Some(old_role)) =
-            (user.email_text, user.role_text, earlier_role(user, before))
+            (user.email_text, user.role_text, earlier_role(user, &before))
         else {
             continue;
         };
@@ -329,8 +375,9 @@ pub fn warn_role_changes_after_none(
     before: &[Binding<'_>],
     review: &mut Review,
 ) {
+    let before = known_roles(before);
     for user in users {
-        if let Some(old_role) = earlier_role(user, before) {
+        if let Some(old_role) = earlier_role(user, &before) {
             review.warning(crate::rules::ROLE_CHANGE_FROM_NONE,
                 user.role.path(),
                 format!(

@@ -9,6 +9,8 @@
 //! `deny` lists it, and never more than a warning for a reference the
 //! stored object already had (on UPDATE).
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use shared::catalogue::{APP_KINDS, APPS_GROUP, app_kind_by_plural};
 use shared::lookup::{Cluster, LookupError};
 use shared::validators::{
@@ -264,16 +266,13 @@ impl<'r, 'a> Walk<'r, 'a> {
             spec.members(["targetRef", "attachments", "ingress", "egress"])?;
         self.legacy_target_ref(&target_ref);
         let attached: Vec<Field<'a>> = attachments.items()?.collect();
-        let mut seen: Vec<(&Field<'a>, AppIdentity<'a>)> = Vec::new();
+        // The first attachment of each application, its group as written.
+        let mut seen: BTreeMap<AppIdentity<'a>, (&Field<'a>, &'a str)> = BTreeMap::new();
         for reference in &attached {
             let Some((group, kind, name)) = self.app_reference(reference)? else {
                 continue;
             };
-            let identity = (group, kind, name);
-            if let Some((first, (first_group, ..))) = seen
-                .iter()
-                .find(|(_, (g, k, n))| same_application((g, k, n), identity))
-            {
+            if let Some((first, first_group)) = seen.get(&(canonical_group(group), kind, name)) {
                 let note = if *first_group == group {
                     ""
                 } else {
@@ -299,7 +298,7 @@ impl<'r, 'a> Walk<'r, 'a> {
                 name,
                 attachment: true,
             });
-            seen.push((reference, (group, kind, name)));
+            seen.insert((canonical_group(group), kind, name), (reference, group));
         }
         let mut rules = 0;
         for rule in ingress.items()? {
@@ -556,11 +555,15 @@ impl<'r, 'a> Walk<'r, 'a> {
 /// kind, name)` (an empty `apiGroup` as `apps.cozystack.io`), attachments
 /// apart, and SecurityGroup names. Read leniently: the old object is the
 /// stored one, and a part that cannot be read only means more gets checked.
+/// Kept as sets, so that every reference of a long list is one lookup.
 #[derive(Debug, Default)]
 pub struct Known<'a> {
-    pub apps: Vec<AppIdentity<'a>>,
-    pub attachments: Vec<AppIdentity<'a>>,
-    pub groups: Vec<&'a str>,
+    apps: BTreeSet<AppIdentity<'a>>,
+    /// `(kind, name)` of `apps`.
+    names: BTreeSet<(&'a str, &'a str)>,
+    /// How often each application is attached.
+    attachments: BTreeMap<AppIdentity<'a>, usize>,
+    groups: BTreeSet<&'a str>,
 }
 
 impl<'a> Known<'a> {
@@ -586,17 +589,19 @@ impl<'a> Known<'a> {
         let Ok(spec) = object.field("spec") else {
             return known;
         };
-        known.attachments = list(&spec, "attachments").iter().map(identity).collect();
-        known.apps.extend_from_slice(&known.attachments);
+        for attachment in list(&spec, "attachments") {
+            let app = identity(&attachment);
+            *known.attachments.entry(app).or_default() += 1;
+            known.add_app(app);
+        }
         let ingress = list(&spec, "ingress");
         let egress = list(&spec, "egress");
-        for rule in &ingress {
-            known
-                .apps
-                .extend(list(rule, "fromApp").iter().map(identity));
-        }
-        for rule in &egress {
-            known.apps.extend(list(rule, "toApp").iter().map(identity));
+        for (rules, key) in [(&ingress, "fromApp"), (&egress, "toApp")] {
+            for rule in rules {
+                for reference in list(rule, key) {
+                    known.add_app(identity(&reference));
+                }
+            }
         }
         for (rules, key) in [(&ingress, "fromSG"), (&egress, "toSG")] {
             for rule in rules {
@@ -606,29 +611,31 @@ impl<'a> Known<'a> {
         known
     }
 
+    fn add_app(&mut self, app: AppIdentity<'a>) {
+        let (_, kind, name) = app;
+        self.names.insert((kind, name));
+        self.apps.insert(app);
+    }
+
     /// An application `(kind, name)` the object referred to, in any role.
     pub fn has_app(&self, kind: &str, name: &str) -> bool {
-        self.apps.iter().any(|&(_, k, n)| k == kind && n == name)
+        self.names.contains(&(kind, name))
     }
 
     /// The very reference (`apiGroup` too), in any role.
     pub fn has_reference(&self, group: &str, kind: &str, name: &str) -> bool {
-        self.apps
-            .iter()
-            .any(|&known| same_application(known, (group, kind, name)))
+        self.apps.contains(&(canonical_group(group), kind, name))
     }
 
     /// Whether the object already attached this application twice.
     pub fn duplicates_attachment(&self, group: &str, kind: &str, name: &str) -> bool {
         self.attachments
-            .iter()
-            .filter(|&&known| same_application(known, (group, kind, name)))
-            .count()
-            > 1
+            .get(&(canonical_group(group), kind, name))
+            .is_some_and(|&count| count > 1)
     }
 
     pub fn has_group(&self, name: &str) -> bool {
-        self.groups.contains(&name)
+        self.groups.contains(name)
     }
 }
 

@@ -16,16 +16,6 @@ use host::PolicyModule;
 use host::front_door::read_review;
 use libtest_mimic::{Arguments, Failed, Trial};
 
-/// Cases that stall today (the policy runs past the 2 s deadline, a 500):
-/// findings of issue 13 not fixed yet, listed so the run shows them as
-/// ignored rather than hiding them.
-/// `too-deep`: the host's door still lets 127 levels through (open).
-const KNOWN_STALLS: &[&str] = &["oidc-config/wide-list", "securitygroup-validity/wide-list"];
-
-fn known(id: &str) -> bool {
-    KNOWN_STALLS.contains(&id) || id.ends_with("/too-deep")
-}
-
 fn main() {
     let args = Arguments::from_args();
     let root = workspace_root();
@@ -39,7 +29,6 @@ fn main() {
                 for case in cases {
                     let module = Arc::clone(&module);
                     let rules = Arc::clone(&rules);
-                    let stalls = known(&case.id());
                     let trial = Trial::test(case.id(), move || {
                         let module = module
                             .as_ref()
@@ -51,7 +40,7 @@ fn main() {
                             .map_err(|e| Failed::from(e.as_str()))?;
                         run(module, rules, &case)
                     });
-                    trials.push(trial.with_ignored_flag(stalls));
+                    trials.push(trial);
                 }
             }
             Err(e) => {

@@ -184,10 +184,19 @@ fn check_monitoring(user: &User<'_>, review: &mut Review, bad: &mut bool) {
 /// earlier accepted entry of the same email (or, for Monitoring, of the
 /// same email in another letter case with another role).
 pub fn check_duplicates(chart: Chart, users: &mut [User<'_>], review: &mut Review) {
-    let mut exact: FirstSeen<&str, Option<&str>, usize> = FirstSeen::default();
-    let mut folded: FirstSeen<String, Option<&str>, usize> = FirstSeen::default();
-    for later in 0..users.len() {
-        check_duplicate(chart, users, later, (&exact, &folded), review);
+    // Grafana's view of each email; empty where it is not compared.
+    let lowercase: Vec<String> = users
+        .iter()
+        .map(|user| match (chart, user.email_text) {
+            (Chart::Monitoring, Some(email)) => email.to_ascii_lowercase(),
+            _ => String::new(),
+        })
+        .collect();
+    let mut exact = Earlier::default();
+    let mut folded = Earlier::default();
+    for (later, lower) in lowercase.iter().enumerate() {
+        let other_case = (chart == Chart::Monitoring).then_some((&folded, lower.as_str()));
+        check_duplicate(chart, users, later, &exact, other_case, review);
         let Some(user) = users.get(later) else {
             continue;
         };
@@ -195,25 +204,22 @@ pub fn check_duplicates(chart: Chart, users: &mut [User<'_>], review: &mut Revie
             continue;
         };
         exact.insert(email, user.role_text, later);
-        if chart == Chart::Monitoring {
-            folded.insert(email.to_ascii_lowercase(), user.role_text, later);
-        }
+        folded.insert(lower, user.role_text, later);
     }
 }
 
-/// The earlier accepted entries by exact email, and by lowercased email
-/// with their roles as tags.
-type Earlier<'s, 'a> = (
-    &'s FirstSeen<&'a str, Option<&'a str>, usize>,
-    &'s FirstSeen<String, Option<&'a str>, usize>,
-);
+/// Earlier accepted entries: their index by email, their role as the tag.
+type Earlier<'a> = FirstSeen<&'a str, Option<&'a str>, usize>;
 
-/// Compares entry `later` with the entries before it.
+/// Compares entry `later` with the entries before it: by exact email, and
+/// for Monitoring by lowercased email (`other_case`: those entries and this
+/// one's key).
 fn check_duplicate(
     chart: Chart,
     users: &mut [User<'_>],
     later: usize,
-    (exact, folded): Earlier<'_, '_>,
+    exact: &Earlier<'_>,
+    other_case: Option<(&Earlier<'_>, &str)>,
     review: &mut Review,
 ) {
     let Some(user) = users.get(later) else {
@@ -223,10 +229,7 @@ fn check_duplicate(
         return;
     };
     let same = exact.first(email);
-    let other_case = match chart {
-        Chart::Monitoring => folded.first_other(&email.to_ascii_lowercase(), &user.role_text),
-        Chart::Kubernetes => None,
-    };
+    let other_case = other_case.and_then(|(folded, key)| folded.first_other(key, &user.role_text));
     let clash = match (same, other_case) {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
@@ -318,26 +321,27 @@ pub fn stored<'a>(old: &Field<'a>) -> Option<Stored<'a>> {
 
 /// The stored bindings with a role the chart knows, by email, the roles
 /// as tags: looked up once per entry instead of scanned.
-fn known_roles<'b>(before: &[Binding<'b>]) -> FirstSeen<&'b str, &'b str, &'b str> {
-    let mut roles = FirstSeen::default();
-    for &(email, role) in before {
+fn known_roles<'s, 'b>(before: &'s [Binding<'b>]) -> (Earlier<'b>, &'s [Binding<'b>]) {
+    let mut roles = Earlier::default();
+    for (index, &(email, role)) in before.iter().enumerate() {
         if Chart::Kubernetes.roles().contains(&role) {
-            roles.insert(email, role, role);
+            roles.insert(email, Some(role), index);
         }
     }
-    roles
+    (roles, before)
 }
 
 /// The earlier role of `user`'s email in `before`, when it was another
 /// role the chart knows.
 fn earlier_role<'b>(
     user: &User<'_>,
-    before: &FirstSeen<&'b str, &'b str, &'b str>,
+    (roles, before): &(Earlier<'b>, &[Binding<'b>]),
 ) -> Option<&'b str> {
-    let (Some(email), Some(role), true) = (user.email_text, user.role_text, user.valid) else {
+    let (Some(email), Some(_), true) = (user.email_text, user.role_text, user.valid) else {
         return None;
     };
-    before.first_other(email, &role)
+    let index = roles.first_other(email, &user.role_text)?;
+    before.get(index).map(|&(_, role)| role)
 }
 
 /// Kubernetes, UPDATE: a role changed for an email the chart has already

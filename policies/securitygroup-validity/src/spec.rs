@@ -9,7 +9,7 @@
 //! `deny` lists it, and never more than a warning for a reference the
 //! stored object already had (on UPDATE).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use shared::catalogue::{APP_KINDS, APPS_GROUP, app_kind_by_plural};
 use shared::lookup::{Cluster, LookupError};
@@ -555,15 +555,16 @@ impl<'r, 'a> Walk<'r, 'a> {
 /// kind, name)` (an empty `apiGroup` as `apps.cozystack.io`), attachments
 /// apart, and SecurityGroup names. Read leniently: the old object is the
 /// stored one, and a part that cannot be read only means more gets checked.
-/// Kept as sets, so that every reference of a long list is one lookup.
+/// Kept sorted, so that every reference of a long list is one binary
+/// search rather than a scan.
 #[derive(Debug, Default)]
 pub struct Known<'a> {
-    apps: BTreeSet<AppIdentity<'a>>,
+    apps: Vec<AppIdentity<'a>>,
     /// `(kind, name)` of `apps`.
-    names: BTreeSet<(&'a str, &'a str)>,
-    /// How often each application is attached.
-    attachments: BTreeMap<AppIdentity<'a>, usize>,
-    groups: BTreeSet<&'a str>,
+    names: Vec<(&'a str, &'a str)>,
+    /// Repeats kept: an application attached twice is there twice.
+    attachments: Vec<AppIdentity<'a>>,
+    groups: Vec<&'a str>,
 }
 
 impl<'a> Known<'a> {
@@ -589,53 +590,58 @@ impl<'a> Known<'a> {
         let Ok(spec) = object.field("spec") else {
             return known;
         };
-        for attachment in list(&spec, "attachments") {
-            let app = identity(&attachment);
-            *known.attachments.entry(app).or_default() += 1;
-            known.add_app(app);
-        }
+        known.attachments = list(&spec, "attachments").iter().map(identity).collect();
+        known.apps.extend_from_slice(&known.attachments);
         let ingress = list(&spec, "ingress");
         let egress = list(&spec, "egress");
-        for (rules, key) in [(&ingress, "fromApp"), (&egress, "toApp")] {
-            for rule in rules {
-                for reference in list(rule, key) {
-                    known.add_app(identity(&reference));
-                }
-            }
+        for rule in &ingress {
+            known
+                .apps
+                .extend(list(rule, "fromApp").iter().map(identity));
+        }
+        for rule in &egress {
+            known.apps.extend(list(rule, "toApp").iter().map(identity));
         }
         for (rules, key) in [(&ingress, "fromSG"), (&egress, "toSG")] {
             for rule in rules {
                 known.groups.extend(list(rule, key).iter().map(&string));
             }
         }
+        known.names = known
+            .apps
+            .iter()
+            .map(|&(_, kind, name)| (kind, name))
+            .collect();
+        known.apps.sort_unstable();
+        known.names.sort_unstable();
+        known.attachments.sort_unstable();
+        known.groups.sort_unstable();
         known
-    }
-
-    fn add_app(&mut self, app: AppIdentity<'a>) {
-        let (_, kind, name) = app;
-        self.names.insert((kind, name));
-        self.apps.insert(app);
     }
 
     /// An application `(kind, name)` the object referred to, in any role.
     pub fn has_app(&self, kind: &str, name: &str) -> bool {
-        self.names.contains(&(kind, name))
+        self.names.binary_search(&(kind, name)).is_ok()
     }
 
     /// The very reference (`apiGroup` too), in any role.
     pub fn has_reference(&self, group: &str, kind: &str, name: &str) -> bool {
-        self.apps.contains(&(canonical_group(group), kind, name))
+        self.apps
+            .binary_search(&(canonical_group(group), kind, name))
+            .is_ok()
     }
 
     /// Whether the object already attached this application twice.
     pub fn duplicates_attachment(&self, group: &str, kind: &str, name: &str) -> bool {
+        let app = (canonical_group(group), kind, name);
+        let first = self.attachments.partition_point(|&known| known < app);
         self.attachments
-            .get(&(canonical_group(group), kind, name))
-            .is_some_and(|&count| count > 1)
+            .get(first..first.saturating_add(2))
+            .is_some_and(|pair| pair == [app, app])
     }
 
     pub fn has_group(&self, name: &str) -> bool {
-        self.groups.contains(name)
+        self.groups.binary_search(&name).is_ok()
     }
 }
 

@@ -8,8 +8,8 @@ use std::borrow::Borrow;
 use std::collections::BTreeMap;
 use std::collections::btree_map::Entry;
 
-/// Entries recorded in list order. A `BTreeMap`, not a `HashMap`: it needs
-/// no random seed in wasm and adds less code to the modules.
+/// Entries recorded in list order. A `BTreeMap`: in a module it weighs no
+/// more than a `HashMap` and needs no random seed.
 #[derive(Debug)]
 pub struct FirstSeen<K, T, V> {
     keys: BTreeMap<K, Firsts<T, V>>,

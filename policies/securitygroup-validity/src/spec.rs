@@ -9,7 +9,7 @@
 //! `deny` lists it, and never more than a warning for a reference the
 //! stored object already had (on UPDATE).
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 use shared::catalogue::{APP_KINDS, APPS_GROUP, app_kind_by_plural};
 use shared::lookup::{Cluster, LookupError};
@@ -142,12 +142,8 @@ fn unknown_kind(kind: &str, basis: KindBasis) -> String {
     )
 }
 
-/// The identity of an attachment: an empty `apiGroup` is
+/// The group that identifies an application: an empty `apiGroup` is
 /// `apps.cozystack.io` (cozystack-api canonicalises it).
-fn same_application(a: (&str, &str, &str), b: (&str, &str, &str)) -> bool {
-    canonical_group(a.0) == canonical_group(b.0) && a.1 == b.1 && a.2 == b.2
-}
-
 fn canonical_group(group: &str) -> &str {
     if group.is_empty() { APPS_GROUP } else { group }
 }
@@ -266,8 +262,9 @@ impl<'r, 'a> Walk<'r, 'a> {
             spec.members(["targetRef", "attachments", "ingress", "egress"])?;
         self.legacy_target_ref(&target_ref);
         let attached: Vec<Field<'a>> = attachments.items()?.collect();
-        // The first attachment of each application, its group as written.
-        let mut seen: BTreeMap<AppIdentity<'a>, (&Field<'a>, &'a str)> = BTreeMap::new();
+        // The first attachment of each application, its group as written (a
+        // `HashMap` weighs less in this module than a `BTreeMap`).
+        let mut seen: HashMap<AppIdentity<'a>, (&Field<'a>, &'a str)> = HashMap::new();
         for reference in &attached {
             let Some((group, kind, name)) = self.app_reference(reference)? else {
                 continue;

@@ -393,3 +393,105 @@ pub fn warn_role_changes_after_none(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shared::Value;
+    use shared::verdict::Refusal;
+
+    /// The lines `check_duplicates` writes for `users` (`(email, role)`),
+    /// every entry accepted by the schema.
+    fn duplicates(chart: Chart, users: &[(&str, &str)]) -> Vec<String> {
+        let list = Value::from(
+            users
+                .iter()
+                .map(|&(email, role)| Value::from_iter([("email", email), ("role", role)]))
+                .collect::<Vec<_>>(),
+        );
+        let object = Value::from_iter([("users", list)]);
+        let users_field = Field::root(Some(&object)).field("users").unwrap();
+        let mut users = read(&users_field).unwrap();
+        let mut review = Review::new();
+        check_duplicates(chart, &mut users, &mut review);
+        let mut lines: Vec<String> = review
+            .verdict(Refusal::Invalid)
+            .message()
+            .map(|message| message.lines().map(str::to_owned).collect())
+            .unwrap_or_default();
+        lines.retain(|line| !line.is_empty());
+        lines
+    }
+
+    #[test]
+    fn each_entry_names_the_first_earlier_entry_still_accepted() {
+        let lines = duplicates(
+            Chart::Monitoring,
+            &[
+                ("a@x.io", "Admin"),
+                ("A@x.io", "Viewer"),
+                ("A@x.io", "Viewer"),
+                ("a@x.io", "Admin"),
+                ("b@x.io", "Viewer"),
+                ("B@x.io", "Viewer"),
+            ],
+        );
+        assert_eq!(lines.len(), 3, "{lines:#?}");
+        // Entry 1 is refused, so entry 2 is compared with entry 0 only.
+        assert!(
+            lines[0].contains(r#"users[1].email: "A@x.io" and users[0] ("a@x.io") differ only in letter case but ask for roles "Viewer" and "Admin""#),
+            "{lines:#?}"
+        );
+        assert!(
+            lines[1].contains(r#"users[2].email: "A@x.io" and users[0] ("a@x.io") differ only"#),
+            "{lines:#?}"
+        );
+        assert!(
+            lines[2].contains(r#"users[3].email: "a@x.io" is already users[0]: the users Job"#),
+            "{lines:#?}"
+        );
+    }
+
+    #[test]
+    fn kubernetes_compares_exact_emails_only() {
+        let lines = duplicates(
+            Chart::Kubernetes,
+            &[
+                ("a@x.io", "admin"),
+                ("A@x.io", "view"),
+                ("a@x.io", "view"),
+                ("a@x.io", "view"),
+            ],
+        );
+        assert_eq!(lines.len(), 2, "{lines:#?}");
+        assert!(
+            lines[0].contains(r#"users[2].email: "a@x.io" is already users[0] with role "admin""#),
+            "{lines:#?}"
+        );
+        assert!(
+            lines[1].contains(r#"users[3].email: "a@x.io" is already users[0] with role "admin""#),
+            "{lines:#?}"
+        );
+    }
+
+    #[test]
+    fn a_role_change_names_the_first_other_known_role() {
+        let object = Value::from_iter([(
+            "users",
+            Value::from(vec![Value::from_iter([
+                ("email", "a@x.io"),
+                ("role", "view"),
+            ])]),
+        )]);
+        let users_field = Field::root(Some(&object)).field("users").unwrap();
+        let users = read(&users_field).unwrap();
+        let before = [("a@x.io", "view"), ("a@x.io", "edit"), ("a@x.io", "admin")];
+        let mut review = Review::new();
+        check_role_changes(&users, &before, &mut review);
+        let message = review.verdict(Refusal::Invalid).message().unwrap();
+        assert!(
+            message.contains(r#"changes the role of "a@x.io" from "admin" to "view""#),
+            "{message}"
+        );
+    }
+}

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Result, anyhow};
 use bundle::case::{Outcome, Runner};
-use bundle::hostile::{HostileCase, KNOWN_OPEN, known_open};
+use bundle::hostile::HostileCase;
 use host::front_door::read_review;
 use host::{FUEL_BUDGET, HostCapabilities, PolicyModule};
 
@@ -31,11 +31,10 @@ pub struct Hostile {
     pub most_fuel: Cost,
 }
 
-/// Whether the case reaches the policy and can be timed today: refused
-/// requests never reach it, known stalls run into the deadline.
+/// Whether the case reaches the policy and can be timed: refused requests
+/// never reach it.
 fn timed(case: &HostileCase) -> bool {
     case.case.expectation(Runner::Host).result != Outcome::Refused
-        && !known_open(&case.id(), Runner::Host)
 }
 
 /// Times every hostile case of `policy` (`runs` evaluations each, fresh
@@ -91,29 +90,14 @@ fn cost(module: &PolicyModule, case: &HostileCase, runs: usize) -> Result<Cost> 
     })
 }
 
-/// The cases known to fail under the host, which are not timed.
-fn known_stalls() -> Vec<&'static str> {
-    KNOWN_OPEN
-        .iter()
-        .filter(|open| open.runners.contains(&Runner::Host))
-        .map(|open| open.case)
-        .collect()
-}
-
 /// The lines `bench` prints after its table.
 pub fn render(measured: &[Hostile], runs: usize) -> String {
     let mut out = format!(
         "hostile cases: the slowest per policy, median of {runs} fresh evaluations through the host; \
          fuel of one metered evaluation against the budget of {FUEL_BUDGET}.\n\
-         skipped: `refused` cases (they never reach a policy) and the known stalls {}.\n\
+         skipped: `refused` cases (they never reach a policy).\n\
          {:<26} {:<34} {:>10} {:>14} {:>7}  {}\n",
-        known_stalls().join(", "),
-        "module",
-        "slowest case",
-        "median",
-        "fuel",
-        "budget",
-        "most fuel (case)"
+        "module", "slowest case", "median", "fuel", "budget", "most fuel (case)"
     );
     for h in measured {
         out.push_str(&format!(
@@ -160,9 +144,6 @@ mod tests {
         let out = render(&[hostile("no-delete", FUEL_BUDGET / 4)], 5);
         assert!(out.contains("median of 5 fresh evaluations"), "{out}");
         assert!(out.contains(&format!("budget of {FUEL_BUDGET}")), "{out}");
-        for stall in known_stalls() {
-            assert!(out.contains(stall), "{out}");
-        }
         let line = out
             .lines()
             .find(|l| l.starts_with("no-delete"))
@@ -177,7 +158,7 @@ mod tests {
     }
 
     #[test]
-    fn refused_cases_and_known_stalls_are_not_timed() {
+    fn refused_cases_are_not_timed() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         let dir = root.join("policies/oidc-config/tests/cases");
         let cases = bundle::hostile::cases("oidc-config", &dir).unwrap_or_default();
@@ -188,10 +169,7 @@ mod tests {
             .map(HostileCase::id)
             .collect();
         assert!(ids.contains(&"oidc-config/large".to_owned()), "{ids:?}");
-        assert!(
-            !ids.contains(&"oidc-config/wide-list".to_owned()),
-            "{ids:?}"
-        );
+        assert!(ids.contains(&"oidc-config/wide-list".to_owned()), "{ids:?}");
         assert!(!ids.contains(&"oidc-config/too-deep".to_owned()), "{ids:?}");
         assert!(
             !ids.contains(&"oidc-config/over-limit".to_owned()),

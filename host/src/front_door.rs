@@ -6,7 +6,7 @@
 //! answer from every runner.
 
 use bundle::AdmissionRequest;
-use bundle::hostile::{BODY_LIMIT, DEEPEST_ACCEPTED, depth_of};
+use bundle::hostile::BODY_LIMIT;
 
 /// A request turned away at the door: the HTTP status and body.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,13 +28,9 @@ pub fn read_review(body: &[u8]) -> Result<AdmissionRequest, Refusal> {
         status: 400,
         body: format!("Failed to parse the request body as JSON: {e}"),
     };
+    // serde_json's recursion limit is policy-server's nesting limit: it
+    // counts a level into a `Value` as it does into the typed review.
     let review: serde_json::Value = serde_json::from_slice(body).map_err(|e| parse_error(&e))?;
-    // policy-server refuses the level past `DEEPEST_ACCEPTED` (measured by
-    // the e2e suite); the check holds the door there whatever limit the
-    // serde_json in use has.
-    if depth_of(&review) > DEEPEST_ACCEPTED {
-        return Err(parse_error(&"recursion limit exceeded"));
-    }
     AdmissionRequest::from_value(review).map_err(|e| Refusal {
         status: 422,
         body: format!("Failed to deserialize the JSON body into the target type: {e}"),
@@ -44,14 +40,17 @@ pub fn read_review(body: &[u8]) -> Result<AdmissionRequest, Refusal> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bundle::hostile::DEEPEST_ACCEPTED;
 
     #[test]
     fn bodies_past_the_limits_are_refused_as_policy_server_refuses_them() {
         let big = vec![b' '; BODY_LIMIT + 1];
         assert_eq!(read_review(&big).unwrap_err().status, 413);
-        let levels = DEEPEST_ACCEPTED + 1;
-        let deep = format!("{}{}", "[".repeat(levels), "]".repeat(levels));
-        let refused = read_review(deep.as_bytes()).unwrap_err();
+        let nest = |levels: usize| format!("{}{}", "[".repeat(levels), "]".repeat(levels));
+        // Parsed, then not an AdmissionReview.
+        let deepest = read_review(nest(DEEPEST_ACCEPTED).as_bytes()).unwrap_err();
+        assert_eq!(deepest.status, 422, "{}", deepest.body);
+        let refused = read_review(nest(DEEPEST_ACCEPTED + 1).as_bytes()).unwrap_err();
         assert_eq!(refused.status, 400);
         assert!(refused.body.contains("recursion limit"), "{}", refused.body);
         let lone = br#"{"kind": "AdmissionReview", "request": {"uid": "\ud800"}}"#;

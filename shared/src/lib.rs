@@ -12,6 +12,7 @@
 //!   response, with warnings fitted to what the API server passes on;
 //! - [`settings`]: exact settings validation and exemptions;
 //! - [`catalogue`] and [`validators`]: platform facts and Kubernetes syntax;
+//! - [`first_seen`]: earlier entries of a list by key, without rescanning it;
 //! - [`lookup`]: cluster reads through the host's context-aware capabilities;
 //! - [`policy!`]: the waPC entry points, built only with the policy crate's
 //!   `wapc` feature (the wasm modules); without it a policy is a plain
@@ -19,6 +20,7 @@
 
 pub mod catalogue;
 pub mod field;
+pub mod first_seen;
 pub mod lookup;
 pub mod request;
 pub mod rule;

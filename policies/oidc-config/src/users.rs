@@ -21,6 +21,7 @@
 //!   differ only in case name one account, and with different roles the
 //!   last one wins on every run.
 
+use shared::first_seen::FirstSeen;
 use shared::{Field, FieldError, Review};
 
 use crate::chart::{Chart, Mode};
@@ -179,60 +180,96 @@ fn check_monitoring(user: &User<'_>, review: &mut Review, bad: &mut bool) {
 }
 
 /// Repeated emails, for a mode in which the chart's job uses the list.
-/// Only entries the chart accepts are compared.
+/// Only entries the chart accepts are compared, each with the first
+/// earlier accepted entry of the same email (or, for Monitoring, of the
+/// same email in another letter case with another role).
 pub fn check_duplicates(chart: Chart, users: &mut [User<'_>], review: &mut Review) {
-    for later in 0..users.len() {
+    // Grafana's view of each email; empty where it is not compared.
+    let lowercase: Vec<String> = users
+        .iter()
+        .map(|user| match (chart, user.email_text) {
+            (Chart::Monitoring, Some(email)) => email.to_ascii_lowercase(),
+            _ => String::new(),
+        })
+        .collect();
+    let mut exact = Earlier::default();
+    let mut folded = Earlier::default();
+    for (later, lower) in lowercase.iter().enumerate() {
+        let other_case = (chart == Chart::Monitoring).then_some((&folded, lower.as_str()));
+        check_duplicate(chart, users, later, &exact, other_case, review);
         let Some(user) = users.get(later) else {
             continue;
         };
-        let (Some(email), Some(role), true) = (user.email_text, user.role_text, user.valid) else {
+        let (Some(email), true) = (user.email_text, user.valid) else {
             continue;
         };
-        let clash = users.iter().take(later).find(|earlier| {
-            earlier.valid
-                && earlier.email_text.is_some_and(|e| {
-                    e == email
-                        || (chart == Chart::Monitoring
-                            && e.eq_ignore_ascii_case(email)
-                            && earlier.role_text != user.role_text)
-                })
-        });
-        let Some(earlier) = clash else {
-            continue;
-        };
-        let earlier_email = earlier.email_text.unwrap_or_default();
-        let earlier_role = earlier.role_text.unwrap_or_default();
-        let first = earlier.entry.path();
-        let violation = match chart {
-            Chart::Kubernetes if earlier_role == role => {
-                review.warning(crate::rules::USER_REPEATED,
+        exact.insert(email, user.role_text, later);
+        folded.insert(lower, user.role_text, later);
+    }
+}
+
+/// Earlier accepted entries: their index by email, their role as the tag.
+type Earlier<'a> = FirstSeen<&'a str, Option<&'a str>, usize>;
+
+/// Compares entry `later` with the entries before it: by exact email, and
+/// for Monitoring by lowercased email (`other_case`: those entries and this
+/// one's key).
+fn check_duplicate(
+    chart: Chart,
+    users: &mut [User<'_>],
+    later: usize,
+    exact: &Earlier<'_>,
+    other_case: Option<(&Earlier<'_>, &str)>,
+    review: &mut Review,
+) {
+    let Some(user) = users.get(later) else {
+        return;
+    };
+    let (Some(email), Some(role), true) = (user.email_text, user.role_text, user.valid) else {
+        return;
+    };
+    let same = exact.first(email);
+    let other_case = other_case.and_then(|(folded, key)| folded.first_other(key, &user.role_text));
+    let clash = match (same, other_case) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
+    let Some(earlier) = clash.and_then(|index| users.get(index)) else {
+        return;
+    };
+    let earlier_email = earlier.email_text.unwrap_or_default();
+    let earlier_role = earlier.role_text.unwrap_or_default();
+    let first = earlier.entry.path();
+    let violation = match chart {
+        Chart::Kubernetes if earlier_role == role => {
+            review.warning(crate::rules::USER_REPEATED,
                     user.entry.path(),
                     format!("repeats {first} (same email and role); the chart applies one ClusterRoleBinding twice. Remove it."),
                 );
-                false
-            }
-            Chart::Kubernetes => {
-                review.violation(crate::rules::DUPLICATE_EMAIL,
+            false
+        }
+        Chart::Kubernetes => {
+            review.violation(crate::rules::DUPLICATE_EMAIL,
                     user.email.path(),
                     format!(
                         "{email:?} is already {first} with role {earlier_role:?}: both entries map to one ClusterRoleBinding, \
                          whose roleRef cannot change, so the oidc-bootstrap Job fails. Keep one entry per email."
                     ),
                 );
-                true
-            }
-            Chart::Monitoring if earlier_email == email => {
-                review.violation(crate::rules::DUPLICATE_EMAIL,
+            true
+        }
+        Chart::Monitoring if earlier_email == email => {
+            review.violation(crate::rules::DUPLICATE_EMAIL,
                     user.email.path(),
                     format!(
                         "{email:?} is already {first}: the users Job looks the role up by email and gets one line per entry, \
                          which Grafana refuses as a role, so the Job and the release fail. Keep one entry per email."
                     ),
                 );
-                true
-            }
-            Chart::Monitoring => {
-                review.violation(crate::rules::DUPLICATE_EMAIL,
+            true
+        }
+        Chart::Monitoring => {
+            review.violation(crate::rules::DUPLICATE_EMAIL,
                     user.email.path(),
                     format!(
                         "{email:?} and {first} ({earlier_email:?}) differ only in letter case but ask for roles {role:?} and \
@@ -240,12 +277,11 @@ pub fn check_duplicates(chart: Chart, users: &mut [User<'_>], review: &mut Revie
                          Keep one entry."
                     ),
                 );
-                true
-            }
-        };
-        if violation && let Some(user) = users.get_mut(later) {
-            user.valid = false;
+            true
         }
+    };
+    if violation && let Some(user) = users.get_mut(later) {
+        user.valid = false;
     }
 }
 
@@ -283,16 +319,29 @@ pub fn stored<'a>(old: &Field<'a>) -> Option<Stored<'a>> {
     read().ok().flatten()
 }
 
+/// The stored bindings with a role the chart knows, by email, the roles
+/// as tags: looked up once per entry instead of scanned.
+fn known_roles<'s, 'b>(before: &'s [Binding<'b>]) -> (Earlier<'b>, &'s [Binding<'b>]) {
+    let mut roles = Earlier::default();
+    for (index, &(email, role)) in before.iter().enumerate() {
+        if Chart::Kubernetes.roles().contains(&role) {
+            roles.insert(email, Some(role), index);
+        }
+    }
+    (roles, before)
+}
+
 /// The earlier role of `user`'s email in `before`, when it was another
 /// role the chart knows.
-fn earlier_role<'b>(user: &User<'_>, before: &[Binding<'b>]) -> Option<&'b str> {
-    let (Some(email), Some(role), true) = (user.email_text, user.role_text, user.valid) else {
+fn earlier_role<'b>(
+    user: &User<'_>,
+    (roles, before): &(Earlier<'b>, &[Binding<'b>]),
+) -> Option<&'b str> {
+    let (Some(email), Some(_), true) = (user.email_text, user.role_text, user.valid) else {
         return None;
     };
-    before
-        .iter()
-        .find(|(e, r)| *e == email && *r != role && Chart::Kubernetes.roles().contains(r))
-        .map(|(_, r)| *r)
+    let index = roles.first_other(email, &user.role_text)?;
+    before.get(index).map(|&(_, role)| role)
 }
 
 /// Kubernetes, UPDATE: a role changed for an email the chart has already
@@ -300,9 +349,10 @@ fn earlier_role<'b>(user: &User<'_>, before: &[Binding<'b>]) -> Option<&'b str> 
 /// fails until the entry is removed (the Job prunes the binding) and added
 /// back.
 pub fn check_role_changes(users: &[User<'_>], before: &[Binding<'_>], review: &mut Review) {
+    let before = known_roles(before);
     for user in users {
         let (Some(email), Some(role), Some(old_role)) =
-            (user.email_text, user.role_text, earlier_role(user, before))
+            (user.email_text, user.role_text, earlier_role(user, &before))
         else {
             continue;
         };
@@ -329,8 +379,9 @@ pub fn warn_role_changes_after_none(
     before: &[Binding<'_>],
     review: &mut Review,
 ) {
+    let before = known_roles(before);
     for user in users {
-        if let Some(old_role) = earlier_role(user, before) {
+        if let Some(old_role) = earlier_role(user, &before) {
             review.warning(crate::rules::ROLE_CHANGE_FROM_NONE,
                 user.role.path(),
                 format!(
@@ -340,5 +391,107 @@ pub fn warn_role_changes_after_none(
                 ),
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shared::Value;
+    use shared::verdict::Refusal;
+
+    /// The lines `check_duplicates` writes for `users` (`(email, role)`),
+    /// every entry accepted by the schema.
+    fn duplicates(chart: Chart, users: &[(&str, &str)]) -> Vec<String> {
+        let list = Value::from(
+            users
+                .iter()
+                .map(|&(email, role)| Value::from_iter([("email", email), ("role", role)]))
+                .collect::<Vec<_>>(),
+        );
+        let object = Value::from_iter([("users", list)]);
+        let users_field = Field::root(Some(&object)).field("users").unwrap();
+        let mut users = read(&users_field).unwrap();
+        let mut review = Review::new();
+        check_duplicates(chart, &mut users, &mut review);
+        let mut lines: Vec<String> = review
+            .verdict(Refusal::Invalid)
+            .message()
+            .map(|message| message.lines().map(str::to_owned).collect())
+            .unwrap_or_default();
+        lines.retain(|line| !line.is_empty());
+        lines
+    }
+
+    #[test]
+    fn each_entry_names_the_first_earlier_entry_still_accepted() {
+        let lines = duplicates(
+            Chart::Monitoring,
+            &[
+                ("a@x.io", "Admin"),
+                ("A@x.io", "Viewer"),
+                ("A@x.io", "Viewer"),
+                ("a@x.io", "Admin"),
+                ("b@x.io", "Viewer"),
+                ("B@x.io", "Viewer"),
+            ],
+        );
+        assert_eq!(lines.len(), 3, "{lines:#?}");
+        // Entry 1 is refused, so entry 2 is compared with entry 0 only.
+        assert!(
+            lines[0].contains(r#"users[1].email: "A@x.io" and users[0] ("a@x.io") differ only in letter case but ask for roles "Viewer" and "Admin""#),
+            "{lines:#?}"
+        );
+        assert!(
+            lines[1].contains(r#"users[2].email: "A@x.io" and users[0] ("a@x.io") differ only"#),
+            "{lines:#?}"
+        );
+        assert!(
+            lines[2].contains(r#"users[3].email: "a@x.io" is already users[0]: the users Job"#),
+            "{lines:#?}"
+        );
+    }
+
+    #[test]
+    fn kubernetes_compares_exact_emails_only() {
+        let lines = duplicates(
+            Chart::Kubernetes,
+            &[
+                ("a@x.io", "admin"),
+                ("A@x.io", "view"),
+                ("a@x.io", "view"),
+                ("a@x.io", "view"),
+            ],
+        );
+        assert_eq!(lines.len(), 2, "{lines:#?}");
+        assert!(
+            lines[0].contains(r#"users[2].email: "a@x.io" is already users[0] with role "admin""#),
+            "{lines:#?}"
+        );
+        assert!(
+            lines[1].contains(r#"users[3].email: "a@x.io" is already users[0] with role "admin""#),
+            "{lines:#?}"
+        );
+    }
+
+    #[test]
+    fn a_role_change_names_the_first_other_known_role() {
+        let object = Value::from_iter([(
+            "users",
+            Value::from(vec![Value::from_iter([
+                ("email", "a@x.io"),
+                ("role", "view"),
+            ])]),
+        )]);
+        let users_field = Field::root(Some(&object)).field("users").unwrap();
+        let users = read(&users_field).unwrap();
+        let before = [("a@x.io", "view"), ("a@x.io", "edit"), ("a@x.io", "admin")];
+        let mut review = Review::new();
+        check_role_changes(&users, &before, &mut review);
+        let message = review.verdict(Refusal::Invalid).message().unwrap();
+        assert!(
+            message.contains(r#"changes the role of "a@x.io" from "admin" to "view""#),
+            "{message}"
+        );
     }
 }

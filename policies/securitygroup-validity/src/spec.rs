@@ -9,6 +9,8 @@
 //! `deny` lists it, and never more than a warning for a reference the
 //! stored object already had (on UPDATE).
 
+use std::collections::HashMap;
+
 use shared::catalogue::{APP_KINDS, APPS_GROUP, app_kind_by_plural};
 use shared::lookup::{Cluster, LookupError};
 use shared::validators::{
@@ -140,12 +142,8 @@ fn unknown_kind(kind: &str, basis: KindBasis) -> String {
     )
 }
 
-/// The identity of an attachment: an empty `apiGroup` is
+/// The group that identifies an application: an empty `apiGroup` is
 /// `apps.cozystack.io` (cozystack-api canonicalises it).
-fn same_application(a: (&str, &str, &str), b: (&str, &str, &str)) -> bool {
-    canonical_group(a.0) == canonical_group(b.0) && a.1 == b.1 && a.2 == b.2
-}
-
 fn canonical_group(group: &str) -> &str {
     if group.is_empty() { APPS_GROUP } else { group }
 }
@@ -264,16 +262,14 @@ impl<'r, 'a> Walk<'r, 'a> {
             spec.members(["targetRef", "attachments", "ingress", "egress"])?;
         self.legacy_target_ref(&target_ref);
         let attached: Vec<Field<'a>> = attachments.items()?.collect();
-        let mut seen: Vec<(&Field<'a>, AppIdentity<'a>)> = Vec::new();
+        // The first attachment of each application, its group as written (a
+        // `HashMap` weighs less in this module than a `BTreeMap`).
+        let mut seen: HashMap<AppIdentity<'a>, (&Field<'a>, &'a str)> = HashMap::new();
         for reference in &attached {
             let Some((group, kind, name)) = self.app_reference(reference)? else {
                 continue;
             };
-            let identity = (group, kind, name);
-            if let Some((first, (first_group, ..))) = seen
-                .iter()
-                .find(|(_, (g, k, n))| same_application((g, k, n), identity))
-            {
+            if let Some((first, first_group)) = seen.get(&(canonical_group(group), kind, name)) {
                 let note = if *first_group == group {
                     ""
                 } else {
@@ -299,7 +295,7 @@ impl<'r, 'a> Walk<'r, 'a> {
                 name,
                 attachment: true,
             });
-            seen.push((reference, (group, kind, name)));
+            seen.insert((canonical_group(group), kind, name), (reference, group));
         }
         let mut rules = 0;
         for rule in ingress.items()? {
@@ -556,11 +552,16 @@ impl<'r, 'a> Walk<'r, 'a> {
 /// kind, name)` (an empty `apiGroup` as `apps.cozystack.io`), attachments
 /// apart, and SecurityGroup names. Read leniently: the old object is the
 /// stored one, and a part that cannot be read only means more gets checked.
+/// Kept sorted, so that every reference of a long list is one binary
+/// search rather than a scan.
 #[derive(Debug, Default)]
 pub struct Known<'a> {
-    pub apps: Vec<AppIdentity<'a>>,
-    pub attachments: Vec<AppIdentity<'a>>,
-    pub groups: Vec<&'a str>,
+    apps: Vec<AppIdentity<'a>>,
+    /// `(kind, name)` of `apps`.
+    names: Vec<(&'a str, &'a str)>,
+    /// Repeats kept: an application attached twice is there twice.
+    attachments: Vec<AppIdentity<'a>>,
+    groups: Vec<&'a str>,
 }
 
 impl<'a> Known<'a> {
@@ -603,32 +604,41 @@ impl<'a> Known<'a> {
                 known.groups.extend(list(rule, key).iter().map(&string));
             }
         }
+        known.names = known
+            .apps
+            .iter()
+            .map(|&(_, kind, name)| (kind, name))
+            .collect();
+        known.apps.sort_unstable();
+        known.names.sort_unstable();
+        known.attachments.sort_unstable();
+        known.groups.sort_unstable();
         known
     }
 
     /// An application `(kind, name)` the object referred to, in any role.
     pub fn has_app(&self, kind: &str, name: &str) -> bool {
-        self.apps.iter().any(|&(_, k, n)| k == kind && n == name)
+        self.names.binary_search(&(kind, name)).is_ok()
     }
 
     /// The very reference (`apiGroup` too), in any role.
     pub fn has_reference(&self, group: &str, kind: &str, name: &str) -> bool {
         self.apps
-            .iter()
-            .any(|&known| same_application(known, (group, kind, name)))
+            .binary_search(&(canonical_group(group), kind, name))
+            .is_ok()
     }
 
     /// Whether the object already attached this application twice.
     pub fn duplicates_attachment(&self, group: &str, kind: &str, name: &str) -> bool {
+        let app = (canonical_group(group), kind, name);
+        let first = self.attachments.partition_point(|&known| known < app);
         self.attachments
-            .iter()
-            .filter(|&&known| same_application(known, (group, kind, name)))
-            .count()
-            > 1
+            .get(first..first.saturating_add(2))
+            .is_some_and(|pair| pair == [app, app])
     }
 
     pub fn has_group(&self, name: &str) -> bool {
-        self.groups.contains(&name)
+        self.groups.binary_search(&name).is_ok()
     }
 }
 

@@ -92,12 +92,7 @@ impl<'de> Deserializer<'de> for Strict<'_> {
         let result = match self.value {
             Value::Null => visitor.visit_unit(),
             Value::Bool(b) => visitor.visit_bool(*b),
-            Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
-                (Some(u), _, _) => visitor.visit_u64(u),
-                (None, Some(i), _) => visitor.visit_i64(i),
-                (None, None, Some(f)) => visitor.visit_f64(f),
-                (None, None, None) => Err(de::Error::custom(format!("{n} is not a number"))),
-            },
+            Value::Number(n) => number(n, visitor),
             Value::String(s) => visitor.visit_str(s),
             Value::Array(items) => visitor.visit_seq(Items {
                 items: items.iter().enumerate(),
@@ -118,13 +113,25 @@ impl<'de> Deserializer<'de> for Strict<'_> {
         _fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
-        if self.value.is_array() {
-            let error: Error = de::Error::custom(
-                "is a list, but it is a map of settings; give its keys, for example `key: value`",
-            );
-            return Err(error.at(&self.path));
+        // Only a map reaches the visitor: derive's `visit_seq`, which fills
+        // a struct by position, is then never instantiated for a settings
+        // struct, and neither are the other `visit_*` a struct refuses.
+        match self.value {
+            Value::Object(map) => visitor
+                .visit_map(Entries {
+                    entries: map.iter(),
+                    pending: None,
+                    path: &self.path,
+                })
+                .map_err(|e| e.at(&self.path)),
+            Value::Array(_) => {
+                let error: Error = de::Error::custom(
+                    "is a list, but it is a map of settings; give its keys, for example `key: value`",
+                );
+                Err(error.at(&self.path))
+            }
+            other => Err(invalid(other, &visitor, &self.path)),
         }
-        self.deserialize_any(visitor)
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
@@ -173,10 +180,15 @@ impl<'de> Deserializer<'de> for Strict<'_> {
     }
 
     fn deserialize_u64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        match self.value {
-            Value::Number(_) => self.deserialize_any(visitor),
-            other => Err(invalid(other, &visitor, &self.path)),
-        }
+        let result = match self.value {
+            Value::Number(n) => number(n, visitor),
+            other => return Err(invalid(other, &visitor, &self.path)),
+        };
+        result.map_err(|e| e.at(&self.path))
+    }
+
+    fn deserialize_u32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_u64(visitor)
     }
 
     fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
@@ -207,8 +219,19 @@ impl<'de> Deserializer<'de> for Strict<'_> {
     }
 
     serde::forward_to_deserialize_any! {
-        i8 i16 i32 i64 i128 u8 u16 u32 u128 f32 f64 char
+        i8 i16 i32 i64 i128 u8 u16 u128 f32 f64 char
         bytes byte_buf unit unit_struct tuple tuple_struct map ignored_any
+    }
+}
+
+/// The visitor called with the number as JSON gave it, as serde_json's own
+/// deserializer calls it.
+fn number<'de, V: Visitor<'de>>(n: &serde_json::Number, visitor: V) -> Result<V::Value, Error> {
+    match (n.as_u64(), n.as_i64(), n.as_f64()) {
+        (Some(u), _, _) => visitor.visit_u64(u),
+        (None, Some(i), _) => visitor.visit_i64(i),
+        (None, None, Some(f)) => visitor.visit_f64(f),
+        (None, None, None) => Err(de::Error::custom(format!("{n} is not a number"))),
     }
 }
 

@@ -145,6 +145,16 @@ mod tests {
         assert!(check::<Example>(b"{}").is_ok());
     }
 
+    #[test]
+    fn settings_that_are_not_utf8_are_refused() {
+        let error =
+            check::<Example>(b"{\"exemptions\": {\"users\": [\"\xff\"]}}").expect_err("not UTF-8");
+        assert!(
+            error.starts_with("settings must be UTF-8 JSON text: "),
+            "{error}"
+        );
+    }
+
     impl Validatable for Example {
         fn validate(&self) -> Result<(), String> {
             self.exemptions.validate()

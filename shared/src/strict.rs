@@ -408,6 +408,15 @@ mod tests {
             decode(r#"{"exemptions": {"users": null}}"#).unwrap_err(),
             "exemptions.users: invalid type: null, expected a sequence"
         );
+        // Numbers that are neither u64 nor i64 are written as serde_json writes them.
+        assert_eq!(
+            decode(r#"{"minimum": 1.5}"#).unwrap_err(),
+            "minimum: invalid type: floating point `1.5`, expected u32"
+        );
+        assert_eq!(
+            decode(r#"{"exemptions": {"enabled": 1e20}}"#).unwrap_err(),
+            "exemptions.enabled: invalid type: floating point `1e+20`, expected a boolean"
+        );
         assert!(
             decode(r#"{"other": 1}"#)
                 .unwrap_err()

@@ -92,8 +92,11 @@ pub fn decode<S: DeserializeOwned>(payload: &[u8]) -> Result<S, String> {
     if payload.trim_ascii_start().first() == Some(&b'[') {
         return Err("settings must be a map of setting names to values, not a list".to_owned());
     }
-    let value: serde_json::Value =
-        serde_json::from_slice(payload).map_err(|e| settings_error(&e))?;
+    // Read as text, as requests are: the module then carries one copy of
+    // serde_json's reading code, not a second one for byte slices.
+    let text = std::str::from_utf8(payload)
+        .map_err(|e| format!("settings must be UTF-8 JSON text: {e}"))?;
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| settings_error(&e))?;
     crate::strict::from_value(&value).map_err(|e| e.to_string())
 }
 
@@ -140,6 +143,16 @@ mod tests {
             assert!(error.contains("not a list"), "{payload}: {error}");
         }
         assert!(check::<Example>(b"{}").is_ok());
+    }
+
+    #[test]
+    fn settings_that_are_not_utf8_are_refused() {
+        let error =
+            check::<Example>(b"{\"exemptions\": {\"users\": [\"\xff\"]}}").expect_err("not UTF-8");
+        assert!(
+            error.starts_with("settings must be UTF-8 JSON text: "),
+            "{error}"
+        );
     }
 
     impl Validatable for Example {

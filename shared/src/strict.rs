@@ -4,6 +4,7 @@
 //! `users: [alice]`), and every error names the setting it is about
 //! (`exemptions.users[0]`), as the operator wrote it in the policy resource.
 
+use std::cell::Cell;
 use std::fmt;
 
 use serde::de::value::StrDeserializer;
@@ -13,43 +14,16 @@ use serde::de::{
 };
 use serde_json::Value;
 
-/// A settings error and the setting it is about (`None` until the
-/// innermost value that failed has said where it is).
+/// serde_json's own error type: serde's generic error constructors and
+/// serde_json's wording of them (a JSON `null` is "null") are then the
+/// copies request reading already carries, not a second set in each module.
+type Failure = serde_json::Error;
+
+/// A settings error and the setting it is about.
 #[derive(Debug)]
 pub struct Error {
     path: Option<String>,
-    message: String,
-}
-
-impl Error {
-    /// Records `path` unless a value deeper down already did.
-    fn at(mut self, path: &str) -> Self {
-        if self.path.is_none() {
-            self.path = Some(path.to_owned());
-        }
-        self
-    }
-}
-
-impl de::Error for Error {
-    fn custom<T: fmt::Display>(message: T) -> Self {
-        Self {
-            path: None,
-            message: message.to_string(),
-        }
-    }
-
-    /// As serde_json words it: a JSON `null` is "null", not "unit value".
-    fn invalid_type(unexpected: de::Unexpected<'_>, expected: &dyn de::Expected) -> Self {
-        match unexpected {
-            de::Unexpected::Unit => {
-                <Self as de::Error>::custom(format_args!("invalid type: null, expected {expected}"))
-            }
-            other => <Self as de::Error>::custom(format_args!(
-                "invalid type: {other}, expected {expected}"
-            )),
-        }
-    }
+    failure: Failure,
 }
 
 impl std::error::Error for Error {}
@@ -57,24 +31,66 @@ impl std::error::Error for Error {}
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.path.as_deref() {
-            Some(path) if !path.is_empty() => write!(f, "{path}: {}", self.message),
-            _ => f.write_str(&self.message),
+            Some(path) if !path.is_empty() => write!(f, "{path}: {}", self.failure),
+            _ => write!(f, "{}", self.failure),
         }
     }
 }
 
 /// Decodes `value` into `T` under the rules above.
 pub fn from_value<T: DeserializeOwned>(value: &Value) -> Result<T, Error> {
+    let failed = Cell::new(None);
     T::deserialize(Strict {
         value,
         path: String::new(),
+        failed: &failed,
+    })
+    .map_err(|failure| Error {
+        path: failed.take(),
+        failure,
     })
 }
 
-/// One value of the settings and where it is.
+/// One value of the settings, where it is, and where the decoding failed:
+/// the innermost value an error passes through records its path there,
+/// outer ones leave it.
 struct Strict<'a> {
     value: &'a Value,
     path: String,
+    failed: &'a Cell<Option<String>>,
+}
+
+/// Records `path` as where `failure` happened unless a value deeper down
+/// already did.
+fn at(failed: &Cell<Option<String>>, path: &str, failure: Failure) -> Failure {
+    let deeper = failed.take();
+    failed.set(Some(deeper.unwrap_or_else(|| path.to_owned())));
+    failure
+}
+
+impl Strict<'_> {
+    fn at(&self, failure: Failure) -> Failure {
+        at(self.failed, &self.path, failure)
+    }
+
+    /// serde's "invalid type" error for this value where `expected` was
+    /// wanted: one copy for every visitor, as it takes the expectation by
+    /// reference.
+    fn invalid(&self, expected: &dyn de::Expected) -> Failure {
+        let unexpected = match self.value {
+            Value::Null => de::Unexpected::Unit,
+            Value::Bool(b) => de::Unexpected::Bool(*b),
+            Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
+                (Some(u), _, _) => de::Unexpected::Unsigned(u),
+                (None, Some(i), _) => de::Unexpected::Signed(i),
+                (None, None, f) => de::Unexpected::Float(f.unwrap_or_default()),
+            },
+            Value::String(s) => de::Unexpected::Str(s),
+            Value::Array(_) => de::Unexpected::Seq,
+            Value::Object(_) => de::Unexpected::Map,
+        };
+        self.at(<Failure as de::Error>::invalid_type(unexpected, expected))
+    }
 }
 
 fn child(path: &str, key: &str) -> String {
@@ -86,30 +102,27 @@ fn child(path: &str, key: &str) -> String {
 }
 
 impl<'de> Deserializer<'de> for Strict<'_> {
-    type Error = Error;
+    type Error = Failure;
 
-    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
         let result = match self.value {
             Value::Null => visitor.visit_unit(),
             Value::Bool(b) => visitor.visit_bool(*b),
-            Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
-                (Some(u), _, _) => visitor.visit_u64(u),
-                (None, Some(i), _) => visitor.visit_i64(i),
-                (None, None, Some(f)) => visitor.visit_f64(f),
-                (None, None, None) => Err(de::Error::custom(format!("{n} is not a number"))),
-            },
+            Value::Number(n) => number(n, visitor),
             Value::String(s) => visitor.visit_str(s),
             Value::Array(items) => visitor.visit_seq(Items {
                 items: items.iter().enumerate(),
                 path: &self.path,
+                failed: self.failed,
             }),
             Value::Object(map) => visitor.visit_map(Entries {
                 entries: map.iter(),
                 pending: None,
                 path: &self.path,
+                failed: self.failed,
             }),
         };
-        result.map_err(|e| e.at(&self.path))
+        result.map_err(|e| self.at(e))
     }
 
     fn deserialize_struct<V: Visitor<'de>>(
@@ -117,22 +130,32 @@ impl<'de> Deserializer<'de> for Strict<'_> {
         _name: &'static str,
         _fields: &'static [&'static str],
         visitor: V,
-    ) -> Result<V::Value, Error> {
-        if self.value.is_array() {
-            let error: Error = de::Error::custom(
+    ) -> Result<V::Value, Failure> {
+        // Only a map reaches the visitor: derive's `visit_seq`, which fills
+        // a struct by position, is then never instantiated for a settings
+        // struct, and neither are the other `visit_*` a struct refuses.
+        match self.value {
+            Value::Object(map) => visitor
+                .visit_map(Entries {
+                    entries: map.iter(),
+                    pending: None,
+                    path: &self.path,
+                    failed: self.failed,
+                })
+                .map_err(|e| self.at(e)),
+            Value::Array(_) => Err(self.at(de::Error::custom(
                 "is a list, but it is a map of settings; give its keys, for example `key: value`",
-            );
-            return Err(error.at(&self.path));
+            ))),
+            _ => Err(self.invalid(&visitor)),
         }
-        self.deserialize_any(visitor)
     }
 
-    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
         if self.value.is_null() {
             visitor.visit_none()
         } else {
-            let path = self.path.clone();
-            visitor.visit_some(self).map_err(|e| e.at(&path))
+            let (path, failed) = (self.path.clone(), self.failed);
+            visitor.visit_some(self).map_err(|e| at(failed, &path, e))
         }
     }
 
@@ -141,11 +164,11 @@ impl<'de> Deserializer<'de> for Strict<'_> {
         _name: &'static str,
         _variants: &'static [&'static str],
         visitor: V,
-    ) -> Result<V::Value, Error> {
+    ) -> Result<V::Value, Failure> {
         match self.value {
             Value::String(s) => {
-                let variant: StrDeserializer<'_, Error> = s.as_str().into_deserializer();
-                visitor.visit_enum(variant).map_err(|e| e.at(&self.path))
+                let variant: StrDeserializer<'_, Failure> = s.as_str().into_deserializer();
+                visitor.visit_enum(variant).map_err(|e| self.at(e))
             }
             _ => self.deserialize_any(visitor),
         }
@@ -155,100 +178,100 @@ impl<'de> Deserializer<'de> for Strict<'_> {
         self,
         _name: &'static str,
         visitor: V,
-    ) -> Result<V::Value, Error> {
-        let path = self.path.clone();
-        visitor.visit_newtype_struct(self).map_err(|e| e.at(&path))
+    ) -> Result<V::Value, Failure> {
+        let (path, failed) = (self.path.clone(), self.failed);
+        visitor
+            .visit_newtype_struct(self)
+            .map_err(|e| at(failed, &path, e))
     }
 
     // The types settings use get a method of their own that handles only
     // their JSON type: each is instantiated for every field's visitor, and
     // the whole match of `deserialize_any` in each would grow every module.
-    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
         match self.value {
-            Value::Bool(b) => visitor
-                .visit_bool::<Error>(*b)
-                .map_err(|e| e.at(&self.path)),
-            other => Err(invalid(other, &visitor, &self.path)),
+            Value::Bool(b) => visitor.visit_bool::<Failure>(*b).map_err(|e| self.at(e)),
+            _ => Err(self.invalid(&visitor)),
         }
     }
 
-    fn deserialize_u64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+    fn deserialize_u64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
         match self.value {
-            Value::Number(_) => self.deserialize_any(visitor),
-            other => Err(invalid(other, &visitor, &self.path)),
+            Value::Number(n) => number(n, visitor).map_err(|e| self.at(e)),
+            _ => Err(self.invalid(&visitor)),
         }
     }
 
-    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+    fn deserialize_u32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
+        self.deserialize_u64(visitor)
+    }
+
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
         match self.value {
-            Value::String(s) => visitor.visit_str::<Error>(s).map_err(|e| e.at(&self.path)),
-            other => Err(invalid(other, &visitor, &self.path)),
+            Value::String(s) => visitor.visit_str::<Failure>(s).map_err(|e| self.at(e)),
+            _ => Err(self.invalid(&visitor)),
         }
     }
 
-    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
         self.deserialize_str(visitor)
     }
 
-    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
         self.deserialize_str(visitor)
     }
 
-    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Failure> {
         match self.value {
             Value::Array(items) => visitor
                 .visit_seq(Items {
                     items: items.iter().enumerate(),
                     path: &self.path,
+                    failed: self.failed,
                 })
-                .map_err(|e| e.at(&self.path)),
-            other => Err(invalid(other, &visitor, &self.path)),
+                .map_err(|e| self.at(e)),
+            _ => Err(self.invalid(&visitor)),
         }
     }
 
     serde::forward_to_deserialize_any! {
-        i8 i16 i32 i64 i128 u8 u16 u32 u128 f32 f64 char
+        i8 i16 i32 i64 i128 u8 u16 u128 f32 f64 char
         bytes byte_buf unit unit_struct tuple tuple_struct map ignored_any
     }
 }
 
-/// serde's "invalid type" error for `value` where `expected` was wanted:
-/// one copy for every visitor, as it takes the expectation by reference.
-fn invalid(value: &Value, expected: &dyn de::Expected, path: &str) -> Error {
-    let unexpected = match value {
-        Value::Null => de::Unexpected::Unit,
-        Value::Bool(b) => de::Unexpected::Bool(*b),
-        Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
-            (Some(u), _, _) => de::Unexpected::Unsigned(u),
-            (None, Some(i), _) => de::Unexpected::Signed(i),
-            (None, None, f) => de::Unexpected::Float(f.unwrap_or_default()),
-        },
-        Value::String(s) => de::Unexpected::Str(s),
-        Value::Array(_) => de::Unexpected::Seq,
-        Value::Object(_) => de::Unexpected::Map,
-    };
-    <Error as de::Error>::invalid_type(unexpected, expected).at(path)
+/// The visitor called with the number as JSON gave it, as serde_json's own
+/// deserializer calls it.
+fn number<'de, V: Visitor<'de>>(n: &serde_json::Number, visitor: V) -> Result<V::Value, Failure> {
+    match (n.as_u64(), n.as_i64(), n.as_f64()) {
+        (Some(u), _, _) => visitor.visit_u64(u),
+        (None, Some(i), _) => visitor.visit_i64(i),
+        (None, None, Some(f)) => visitor.visit_f64(f),
+        (None, None, None) => Err(de::Error::custom(format!("{n} is not a number"))),
+    }
 }
 
 /// The entries of a list, each at `path[i]`.
 struct Items<'a> {
     items: std::iter::Enumerate<std::slice::Iter<'a, Value>>,
     path: &'a str,
+    failed: &'a Cell<Option<String>>,
 }
 
 impl<'de> SeqAccess<'de> for Items<'_> {
-    type Error = Error;
+    type Error = Failure;
 
     fn next_element_seed<T: DeserializeSeed<'de>>(
         &mut self,
         seed: T,
-    ) -> Result<Option<T::Value>, Error> {
+    ) -> Result<Option<T::Value>, Failure> {
         match self.items.next() {
             None => Ok(None),
             Some((i, value)) => seed
                 .deserialize(Strict {
                     value,
                     path: format!("{}[{i}]", self.path),
+                    failed: self.failed,
                 })
                 .map(Some),
         }
@@ -264,33 +287,35 @@ struct Entries<'a> {
     entries: serde_json::map::Iter<'a>,
     pending: Option<(&'a str, &'a Value)>,
     path: &'a str,
+    failed: &'a Cell<Option<String>>,
 }
 
 impl<'de> MapAccess<'de> for Entries<'_> {
-    type Error = Error;
+    type Error = Failure;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(
         &mut self,
         seed: K,
-    ) -> Result<Option<K::Value>, Error> {
+    ) -> Result<Option<K::Value>, Failure> {
         match self.entries.next() {
             None => Ok(None),
             Some((key, value)) => {
                 self.pending = Some((key, value));
-                let key: StrDeserializer<'_, Error> = key.as_str().into_deserializer();
+                let key: StrDeserializer<'_, Failure> = key.as_str().into_deserializer();
                 seed.deserialize(key).map(Some)
             }
         }
     }
 
-    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Failure> {
         let (key, value) = self
             .pending
             .take()
-            .ok_or_else(|| <Error as de::Error>::custom("a value without its key"))?;
+            .ok_or_else(|| <Failure as de::Error>::custom("a value without its key"))?;
         seed.deserialize(Strict {
             value,
             path: child(self.path, key),
+            failed: self.failed,
         })
     }
 }
@@ -382,6 +407,15 @@ mod tests {
         assert_eq!(
             decode(r#"{"exemptions": {"users": null}}"#).unwrap_err(),
             "exemptions.users: invalid type: null, expected a sequence"
+        );
+        // Numbers that are neither u64 nor i64 are written as serde_json writes them.
+        assert_eq!(
+            decode(r#"{"minimum": 1.5}"#).unwrap_err(),
+            "minimum: invalid type: floating point `1.5`, expected u32"
+        );
+        assert_eq!(
+            decode(r#"{"exemptions": {"enabled": 1e20}}"#).unwrap_err(),
+            "exemptions.enabled: invalid type: floating point `1e+20`, expected a boolean"
         );
         assert!(
             decode(r#"{"other": 1}"#)

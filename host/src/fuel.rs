@@ -23,7 +23,7 @@ use wasmtime::{Caller, Engine, InstancePre, Linker, Memory, Store, Trap, TypedFu
 /// `wapc_init` included: the most expensive hostile case times a safety
 /// margin, and far below what two seconds of policy code burn
 /// (docs/performance.md, "Hostile cases and the fuel budget").
-pub const FUEL_BUDGET: u64 = 1_500_000_000;
+pub const FUEL_BUDGET: u64 = 4_000_000_000;
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 

@@ -29,7 +29,7 @@ COZYSTACK_POLICIES_DIST="$root/dist" CARGO_TARGET_DIR="$root/target" \
 cli=$scratch/install/bin/cozystack-policies
 # From here on nothing of this machine's user: no home, no cache.
 export HOME=$scratch/home XDG_CACHE_HOME=$scratch/cache
-mkdir "$HOME" "$XDG_CACHE_HOME"
+mkdir -p "$HOME" "$XDG_CACHE_HOME"
 
 # A directory, standard input and a git revision diff, in every format,
 # each finding at the file:line:col the fixture puts it, exit codes by

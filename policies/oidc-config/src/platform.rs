@@ -24,7 +24,7 @@
 
 use shared::lookup::{self, Cluster, GetResource, LookupError};
 use shared::warnings::MAX_CHARS;
-use shared::{Field, FieldPath, Operation, Request, Review, Value};
+use shared::{Field, FieldPath, Kind, Operation, Request, Review, Value};
 
 use crate::chart::SYSTEM_NEEDS_PLATFORM;
 
@@ -73,10 +73,19 @@ pub fn read_package(cluster: &dyn Cluster) -> Result<bool, LookupError> {
         Some(Value::String(text)) if text == "true" => Ok(true),
         Some(Value::String(text)) if text == "false" => Ok(false),
         None => Err(LookupError(format!("it has no {FLAG_PATH}"))),
-        Some(other) => Err(LookupError(format!(
-            "its {FLAG_PATH} is {other}, neither \"true\" nor \"false\""
-        ))),
+        // Described without serde_json's `Display`, which would link its
+        // whole serialiser into the module for this one message.
+        Some(Value::String(text)) => Err(neither(&format!("{text:?}"))),
+        Some(Value::Bool(flag)) => Err(neither(&flag.to_string())),
+        Some(other) => Err(neither(Kind::of(other).described())),
     }
+}
+
+/// The answer when the Package's flag is `found` instead of a string.
+fn neither(found: &str) -> LookupError {
+    LookupError(format!(
+        "its {FLAG_PATH} is {found}, neither \"true\" nor \"false\""
+    ))
 }
 
 /// Mode `System` (in `mode`) against the platform flag: the setting when
@@ -198,11 +207,18 @@ mod tests {
         let read = |text: String| read_package(&Answer(Ok(text)));
         assert_eq!(read(flag("\"true\"")), Ok(true));
         assert_eq!(read(flag("\"false\"")), Ok(false));
-        for other in ["true", "\"yes\"", "\"\"", "1"] {
+        for (other, shown) in [
+            ("true", "true"),
+            ("\"yes\"", "\"yes\""),
+            ("\"\"", "\"\""),
+            ("1", "a number"),
+            ("[\"true\"]", "a list"),
+        ] {
             let error = read(flag(other)).unwrap_err().0;
-            assert!(
-                error.contains("neither \"true\" nor \"false\""),
-                "{other}: {error}"
+            assert_eq!(
+                error,
+                format!("its {FLAG_PATH} is {shown}, neither \"true\" nor \"false\""),
+                "{other}"
             );
         }
         assert!(

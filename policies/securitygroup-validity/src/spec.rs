@@ -552,16 +552,26 @@ impl<'r, 'a> Walk<'r, 'a> {
 /// kind, name)` (an empty `apiGroup` as `apps.cozystack.io`), attachments
 /// apart, and SecurityGroup names. Read leniently: the old object is the
 /// stored one, and a part that cannot be read only means more gets checked.
-/// Kept sorted, so that every reference of a long list is one binary
-/// search rather than a scan.
+/// Every reference of a long list is one hash lookup rather than a scan.
 #[derive(Debug, Default)]
 pub struct Known<'a> {
-    apps: Vec<AppIdentity<'a>>,
-    /// `(kind, name)` of `apps`.
-    names: Vec<(&'a str, &'a str)>,
-    /// Repeats kept: an application attached twice is there twice.
-    attachments: Vec<AppIdentity<'a>>,
-    groups: Vec<&'a str>,
+    /// How often each reference occurs. One map of one key type for all
+    /// four kinds of reference, so that the module carries one copy of the
+    /// hash table's code (a sort and binary search per kind cost 10 KB).
+    counts: HashMap<Stored<'a>, u32>,
+}
+
+/// A reference the stored object makes, as [`Known`] counts it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Stored<'a> {
+    /// An application, in any role.
+    App(AppIdentity<'a>),
+    /// `(kind, name)` of an application, in any role.
+    Name(&'a str, &'a str),
+    /// An application in `spec.attachments`.
+    Attachment(AppIdentity<'a>),
+    /// A SecurityGroup, in `fromSG` or `toSG`.
+    Group(&'a str),
 }
 
 impl<'a> Known<'a> {
@@ -587,58 +597,58 @@ impl<'a> Known<'a> {
         let Ok(spec) = object.field("spec") else {
             return known;
         };
-        known.attachments = list(&spec, "attachments").iter().map(identity).collect();
-        known.apps.extend_from_slice(&known.attachments);
-        let ingress = list(&spec, "ingress");
-        let egress = list(&spec, "egress");
-        for rule in &ingress {
-            known
-                .apps
-                .extend(list(rule, "fromApp").iter().map(identity));
+        let app = |known: &mut Known<'a>, app: AppIdentity<'a>| {
+            let (_, kind, name) = app;
+            known.add(Stored::App(app));
+            known.add(Stored::Name(kind, name));
+        };
+        for reference in list(&spec, "attachments") {
+            let attached = identity(&reference);
+            known.add(Stored::Attachment(attached));
+            app(&mut known, attached);
         }
-        for rule in &egress {
-            known.apps.extend(list(rule, "toApp").iter().map(identity));
-        }
-        for (rules, key) in [(&ingress, "fromSG"), (&egress, "toSG")] {
-            for rule in rules {
-                known.groups.extend(list(rule, key).iter().map(&string));
+        for (rules, apps, groups) in [
+            ("ingress", "fromApp", "fromSG"),
+            ("egress", "toApp", "toSG"),
+        ] {
+            for rule in list(&spec, rules) {
+                for reference in list(&rule, apps) {
+                    app(&mut known, identity(&reference));
+                }
+                for group in list(&rule, groups) {
+                    known.add(Stored::Group(string(&group)));
+                }
             }
         }
-        known.names = known
-            .apps
-            .iter()
-            .map(|&(_, kind, name)| (kind, name))
-            .collect();
-        known.apps.sort_unstable();
-        known.names.sort_unstable();
-        known.attachments.sort_unstable();
-        known.groups.sort_unstable();
         known
+    }
+
+    fn add(&mut self, reference: Stored<'a>) {
+        let count = self.counts.entry(reference).or_default();
+        *count = count.saturating_add(1);
+    }
+
+    fn count(&self, reference: Stored<'a>) -> u32 {
+        self.counts.get(&reference).copied().unwrap_or_default()
     }
 
     /// An application `(kind, name)` the object referred to, in any role.
     pub fn has_app(&self, kind: &str, name: &str) -> bool {
-        self.names.binary_search(&(kind, name)).is_ok()
+        self.count(Stored::Name(kind, name)) > 0
     }
 
     /// The very reference (`apiGroup` too), in any role.
     pub fn has_reference(&self, group: &str, kind: &str, name: &str) -> bool {
-        self.apps
-            .binary_search(&(canonical_group(group), kind, name))
-            .is_ok()
+        self.count(Stored::App((canonical_group(group), kind, name))) > 0
     }
 
     /// Whether the object already attached this application twice.
     pub fn duplicates_attachment(&self, group: &str, kind: &str, name: &str) -> bool {
-        let app = (canonical_group(group), kind, name);
-        let first = self.attachments.partition_point(|&known| known < app);
-        self.attachments
-            .get(first..first.saturating_add(2))
-            .is_some_and(|pair| pair == [app, app])
+        self.count(Stored::Attachment((canonical_group(group), kind, name))) > 1
     }
 
     pub fn has_group(&self, name: &str) -> bool {
-        self.groups.binary_search(&name).is_ok()
+        self.count(Stored::Group(name)) > 0
     }
 }
 

@@ -167,8 +167,7 @@ impl Cluster for Offline {
 /// are none).
 pub fn list_items(answer: &[u8]) -> Result<Vec<Value>, LookupError> {
     let unreadable = |detail: String| LookupError(format!("unreadable list answer: {detail}"));
-    let mut document: Value =
-        serde_json::from_slice(answer).map_err(|e| unreadable(e.to_string()))?;
+    let mut document = json(answer).map_err(unreadable)?;
     // The answer must be an object whose items, if any, are a list.
     Field::root(Some(&document))
         .field("items")
@@ -182,7 +181,15 @@ pub fn list_items(answer: &[u8]) -> Result<Vec<Value>, LookupError> {
 
 /// An object of a `get_resource` answer.
 pub fn object(answer: &[u8]) -> Result<Value, LookupError> {
-    serde_json::from_slice(answer).map_err(|e| LookupError(format!("unreadable answer: {e}")))
+    json(answer).map_err(|e| LookupError(format!("unreadable answer: {e}")))
+}
+
+/// An answer as JSON, read as text as requests and settings are: the
+/// module then carries one copy of serde_json's `Value` reader, not a
+/// second one for byte slices.
+fn json(answer: &[u8]) -> Result<Value, String> {
+    let text = std::str::from_utf8(answer).map_err(|e| e.to_string())?;
+    serde_json::from_str(text).map_err(|e| e.to_string())
 }
 
 /// A string at `dotted` (`metadata.name`) of a listed object, `None` when

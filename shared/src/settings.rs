@@ -88,6 +88,15 @@ fn settings_error(error: &serde_json::Error) -> String {
 /// them the same way, so both entry points refuse the same documents and a
 /// module carries one decoder of its settings, not two.
 pub fn decode<S: DeserializeOwned>(payload: &[u8]) -> Result<S, String> {
+    crate::strict::from_value(&parse(payload)?).map_err(|e| e.to_string())
+}
+
+/// The settings document as a JSON value. Not generic, so that it is
+/// compiled once, in this crate, where request reading instantiates the
+/// same `Value` deserialiser: inside the generic [`decode`] it became a
+/// second copy in each policy's module.
+#[inline(never)]
+fn parse(payload: &[u8]) -> Result<serde_json::Value, String> {
     // serde fills a struct from a list by position; settings are a map.
     if payload.trim_ascii_start().first() == Some(&b'[') {
         return Err("settings must be a map of setting names to values, not a list".to_owned());
@@ -96,8 +105,7 @@ pub fn decode<S: DeserializeOwned>(payload: &[u8]) -> Result<S, String> {
     // serde_json's reading code, not a second one for byte slices.
     let text = std::str::from_utf8(payload)
         .map_err(|e| format!("settings must be UTF-8 JSON text: {e}"))?;
-    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| settings_error(&e))?;
-    crate::strict::from_value(&value).map_err(|e| e.to_string())
+    serde_json::from_str(text).map_err(|e| settings_error(&e))
 }
 
 /// Decodes and validates settings, with messages fit for an operator.

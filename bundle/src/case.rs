@@ -50,6 +50,7 @@
 //! turns away at its door (policy-server's body limit and JSON parser).
 
 use std::collections::BTreeMap;
+use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -411,38 +412,41 @@ pub fn judge(
 /// Whether a runner's refusal of the request itself (`status` and `body`
 /// of its HTTP answer) is what `expect` says.
 pub fn judge_refusal(expect: &Expectation, status: u16, body: &str) -> Result<(), String> {
-    if expect.result != Outcome::Refused {
-        return Err(format!(
-            "expected a verdict ({:?}), the request was refused: HTTP {status}: {body}",
-            expect.result
-        ));
-    }
-    if expect.http != Some(status) {
-        return Err(format!(
-            "expected HTTP {:?}, got HTTP {status}: {body}",
-            expect.http
-        ));
-    }
-    contains_all("refusal", body, &expect.body)
+    judge_refused(expect, ("HTTP", expect.http, status), ("refusal", body))
 }
 
 /// Whether a runner's refusal to run a request file at all (its exit
 /// status and standard error, kwctl's answer to a file it cannot parse)
 /// is what `expect` says.
 pub fn judge_exit(expect: &Expectation, status: i32, stderr: &str) -> Result<(), String> {
+    judge_refused(
+        expect,
+        ("exit status", expect.exit, status),
+        ("standard error", stderr),
+    )
+}
+
+/// A refusal before any policy ran, however the runner reports it: its
+/// status (named, expected, got) and the text that came with it (named,
+/// text), which must hold every fragment `expect` lists.
+fn judge_refused<T: PartialEq + fmt::Display>(
+    expect: &Expectation,
+    (status_name, expected, got): (&str, Option<T>, T),
+    (text_name, text): (&str, &str),
+) -> Result<(), String> {
     if expect.result != Outcome::Refused {
         return Err(format!(
-            "expected a verdict ({:?}), the runner exited with {status}: {stderr}",
+            "expected a verdict ({:?}), the runner refused the request: {status_name} {got}: {text}",
             expect.result
         ));
     }
-    if expect.exit != Some(status) {
+    if expected.as_ref() != Some(&got) {
+        let wanted = expected.map_or_else(|| "none".to_owned(), |status| status.to_string());
         return Err(format!(
-            "expected exit status {:?}, got {status}: {stderr}",
-            expect.exit
+            "expected {status_name} {wanted}, got {status_name} {got}: {text}"
         ));
     }
-    contains_all("standard error", stderr, &expect.body)
+    contains_all(text_name, text, &expect.body)
 }
 
 /// Whether a response's warnings are what the API server passes on
@@ -680,7 +684,10 @@ mod tests {
         let case: Case = serde_saphyr::from_str(http).unwrap();
         assert!(case.check().is_ok());
         assert!(judge_refusal(&case.expect, 413, "length limit exceeded").is_ok());
-        assert!(judge_refusal(&case.expect, 400, "length limit exceeded").is_err());
+        assert_eq!(
+            judge_refusal(&case.expect, 400, "length limit exceeded"),
+            Err("expected HTTP 413, got HTTP 400: length limit exceeded".to_owned())
+        );
         assert!(judge_refusal(&case.expect, 413, "other").is_err());
         let verdict = judge(&case.expect, &response(true, None, &[]), true, &rules());
         assert!(
@@ -692,7 +699,10 @@ mod tests {
         let case: Case = serde_saphyr::from_str(&exit).unwrap();
         assert!(case.check().is_ok());
         assert!(judge_exit(&case.expect, 1, "Error: length limit").is_ok());
-        assert!(judge_exit(&case.expect, 2, "Error: length limit").is_err());
+        assert_eq!(
+            judge_exit(&case.expect, 2, "Error: length limit"),
+            Err("expected exit status 1, got exit status 2: Error: length limit".to_owned())
+        );
         assert!(judge_exit(&case.expect, 1, "Error: other").is_err());
         let pass: Case =
             serde_saphyr::from_str("description: x\nrequest: {}\nexpect: {result: pass}\n")

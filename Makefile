@@ -5,6 +5,8 @@
 #                       machine, prints each stage's time)
 #   make bench          module sizes and evaluation medians next to the floor,
 #                       then each policy's slowest hostile case and its fuel
+#   make bench-cold     the same evaluations from cold caches, as policy-server
+#                       runs them: a quick predictor of bench-server
 #   make bench-server   throughput and latency through Kubewarden's policy-server
 
 POLICIES    := $(notdir $(patsubst %/Cargo.toml,%,$(wildcard policies/*/Cargo.toml)))
@@ -37,7 +39,7 @@ export SIGSTORE_TRUST_CONFIG ?= $(KUBEWARDEN)/offline-trust.json
 endif
 
 .PHONY: all setup dist cli check test lint lint-workflows unit e2e e2e-kwctl e2e-policy-server soak \
-        bench bench-server profile-table clean
+        bench bench-cold bench-server profile-table clean
 
 all: dist
 
@@ -142,6 +144,9 @@ test: setup
 
 bench: dist
 	$(CLI) bench
+
+bench-cold: dist
+	$(CLI) bench --cold --rounds 1000
 
 bench-server: dist
 	@tools/need hey hey

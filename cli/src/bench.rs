@@ -13,12 +13,21 @@
 //! leave them. The difference of the warm columns is the rule's own cost;
 //! measured, it is most of the difference of the fresh medians.
 //!
+//! With `--cold`, every timed call starts from cold caches: a buffer larger
+//! than the last-level cache is walked first, outside the timed span. That
+//! is how policy-server runs a policy: between two evaluations it handles
+//! HTTP, the AdmissionReview and its logs, which evict the guest's code and
+//! data. Measured, a policy costs policy-server two to three times what the
+//! warm figures say, and the cold figures show the same multiple, so they
+//! predict `bench-server` in a minute instead of several.
+//!
 //! The `faults` columns count the page faults of a fresh evaluation (the
 //! thread's minor faults, floor / policy, on Linux): each page of linear
 //! memory an instance touches is one, and one costs 1–3 µs here, so a
 //! policy that touches a page more than the floor pays for it in the
 //! ratio.
 
+use std::cell::RefCell;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -28,6 +37,35 @@ use host::PolicyModule;
 use serde_json::Value;
 
 use crate::workspace::{Budget, PolicyDir};
+
+/// How each timed call starts: from the caches the previous call left, or
+/// from cold ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Caches {
+    Warm,
+    Cold,
+}
+
+/// Walks a buffer larger than any last-level cache (and than what the TLBs
+/// map), one write per cache line, so whatever runs next finds nothing of
+/// its own in them.
+struct Evictor(Vec<u8>);
+
+impl Evictor {
+    const BYTES: usize = 64 << 20;
+    const LINE: usize = 64;
+
+    fn new() -> Self {
+        Self(vec![1; Self::BYTES])
+    }
+
+    fn evict(&mut self) {
+        for byte in self.0.iter_mut().step_by(Self::LINE) {
+            *byte = byte.wrapping_add(1);
+        }
+        std::hint::black_box(&self.0);
+    }
+}
 
 /// One policy's measurements.
 #[derive(Debug)]
@@ -87,6 +125,7 @@ pub fn measure(
     dist: &Path,
     floor: &PolicyModule,
     rounds: usize,
+    caches: Caches,
 ) -> Result<Measurement> {
     let (case_name, case) = benchmark_case(&policy.cases_dir())?;
     let path = policy.module_path(dist);
@@ -115,24 +154,32 @@ pub fn measure(
     let mut warm_samples = Vec::with_capacity(rounds);
     let (mut floor_faults, mut policy_faults) = (Some(0u64), Some(0u64));
     let (floor_instance, instance) = (floor_policy.warm_instance()?, configured.warm_instance()?);
+    let evictor = RefCell::new((caches == Caches::Cold).then(Evictor::new));
+    // Eviction, like the fault counter, happens outside the timed span.
+    let cool = || {
+        if let Some(evictor) = evictor.borrow_mut().as_mut() {
+            evictor.evict();
+        }
+    };
     let time_warm = |instance: &host::WarmInstance| {
+        cool();
         let start = Instant::now();
         let ok = instance.validate(&payload);
         (ok, start.elapsed())
     };
+    let time = |policy: &host::Policy<'_>| {
+        cool();
+        let faults_before = minor_faults();
+        let start = Instant::now();
+        let response = policy.evaluate_payload(&request.uid, &payload);
+        let elapsed = start.elapsed();
+        std::hint::black_box(response);
+        let faults = minor_faults()
+            .zip(faults_before)
+            .map(|(a, b)| a.saturating_sub(b));
+        (elapsed, faults)
+    };
     for round in 0..warmup + rounds {
-        // The fault counter is read outside the timed span.
-        let time = |policy: &host::Policy<'_>| {
-            let faults_before = minor_faults();
-            let start = Instant::now();
-            let response = policy.evaluate_payload(&request.uid, &payload);
-            let elapsed = start.elapsed();
-            std::hint::black_box(response);
-            let faults = minor_faults()
-                .zip(faults_before)
-                .map(|(a, b)| a.saturating_sub(b));
-            (elapsed, faults)
-        };
         let ((floor_time, floor_fault), (policy_time, policy_fault)) = if round % 2 == 0 {
             let f = time(&floor_policy);
             (f, time(&configured))
@@ -169,19 +216,30 @@ pub fn measure(
 }
 
 /// The table `bench` prints.
-pub fn render(measurements: &[Measurement], floor_size: usize, rounds: usize) -> String {
+pub fn render(
+    measurements: &[Measurement],
+    floor_size: usize,
+    rounds: usize,
+    caches: Caches,
+) -> String {
+    let start = match caches {
+        Caches::Warm => "",
+        Caches::Cold => ", each from cold caches (as in policy-server)",
+    };
     let mut out = format!(
-        "{rounds} fresh-instance evaluations per module, interleaved with the floor; medians.\n\
+        "{rounds} fresh-instance evaluations per module, interleaved with the floor{start}; medians.\n\
+         extra: the policy's median minus the floor's.\n\
          warm: one call in a reused instance (the rule's own compute), floor / policy.\n\
          faults: page faults per fresh evaluation, floor / policy.\n\
          size: the module without the metadata `dist` attaches (its README as usage text), then annotated.\n\
-         {:<26} {:>9} {:>9} {:>11} {:>11} {:>7} {:>17} {:>9}  {}\n",
+         {:<26} {:>9} {:>9} {:>11} {:>11} {:>7} {:>10} {:>17} {:>9}  {}\n",
         "module",
         "size",
         "annotated",
         "floor",
         "policy",
         "ratio",
+        "extra",
         "warm",
         "faults",
         "request (case)"
@@ -192,19 +250,22 @@ pub fn render(measurements: &[Measurement], floor_size: usize, rounds: usize) ->
         kb(floor_size)
     ));
     for m in measurements {
-        let over = if m.size > m.budget.module_bytes || m.ratio() > m.budget.median_ratio {
+        // The median budget is set on warm caches.
+        let slow = caches == Caches::Warm && m.ratio() > m.budget.median_ratio;
+        let over = if m.size > m.budget.module_bytes || slow {
             "  over budget"
         } else {
             ""
         };
         out.push_str(&format!(
-            "{:<26} {:>7.1}KB {:>7.1}KB {:>9.1}µs {:>9.1}µs {:>6.2}x {:>6.1}/{:>5.1}µs {:>9}  {}{over}\n",
+            "{:<26} {:>7.1}KB {:>7.1}KB {:>9.1}µs {:>9.1}µs {:>6.2}x {:>8.1}µs {:>6.1}/{:>5.1}µs {:>9}  {}{over}\n",
             m.policy,
             kb(m.size),
             kb(m.annotated_size),
             micros(m.floor),
             micros(m.median),
             m.ratio(),
+            micros(m.median) - micros(m.floor),
             micros(m.floor_warm),
             micros(m.warm),
             m.faults
@@ -213,6 +274,9 @@ pub fn render(measurements: &[Measurement], floor_size: usize, rounds: usize) ->
         ));
     }
     let bundle = Budget::default();
+    if caches == Caches::Cold {
+        out.push_str("cold caches: the median budget is set on warm ones; sizes only.\n");
+    }
     out.push_str(&format!(
         "budgets (sizes in KB of 1,000 bytes, as registries show them): module ≤ {:.0}KB, \
          median ≤ {:.2}× floor",
@@ -256,6 +320,44 @@ mod tests {
             std::hint::black_box(&pages);
             assert!(minor_faults().unwrap() > before);
         }
+    }
+
+    fn measured(size: usize, median_micros: u64) -> Measurement {
+        Measurement {
+            policy: "p".to_owned(),
+            case: "c".to_owned(),
+            size,
+            annotated_size: size,
+            floor: Duration::from_micros(100),
+            median: Duration::from_micros(median_micros),
+            floor_warm: Duration::from_micros(2),
+            warm: Duration::from_micros(20),
+            faults: Some((5.0, 7.0)),
+            budget: Budget::default(),
+        }
+    }
+
+    #[test]
+    fn the_median_budget_is_judged_on_warm_caches_only() {
+        let slow = [measured(200_000, 180)];
+        let warm = render(&slow, 57_000, 10, Caches::Warm);
+        assert!(warm.contains("1.80x     80.0µs"), "{warm}");
+        assert!(warm.contains("over budget"), "{warm}");
+        let cold = render(&slow, 57_000, 10, Caches::Cold);
+        assert!(cold.contains("from cold caches"), "{cold}");
+        assert!(!cold.contains("over budget"), "{cold}");
+        let large = render(&[measured(260_000, 110)], 57_000, 10, Caches::Cold);
+        assert!(large.contains("over budget"), "{large}");
+    }
+
+    #[test]
+    fn eviction_rewrites_every_line_of_its_buffer() {
+        let mut evictor = Evictor::new();
+        evictor.evict();
+        evictor.evict();
+        let lines = evictor.0.iter().step_by(Evictor::LINE);
+        assert!(lines.clone().all(|&b| b == 3));
+        assert_eq!(lines.count(), Evictor::BYTES / Evictor::LINE);
     }
 
     #[test]

@@ -144,6 +144,10 @@ enum Command {
         /// after the table.
         #[arg(long, default_value_t = 5)]
         hostile_runs: usize,
+        /// Start every timed call from cold caches, as in policy-server;
+        /// the hostile cases are skipped.
+        #[arg(long)]
+        cold: bool,
         /// Only these policies.
         policies: Vec<String>,
     },
@@ -339,16 +343,28 @@ fn run(cli: Cli) -> Result<ExitCode> {
             dist,
             floor,
             hostile_runs,
+            cold,
             policies,
         } => {
             let dist = resolve(root, &dist);
             let floor = host::PolicyModule::from_file(&resolve(root, &floor))?;
             let selected = workspace::select(workspace::policies(root)?, &policies)?;
+            let caches = if cold {
+                bench::Caches::Cold
+            } else {
+                bench::Caches::Warm
+            };
             let measurements = selected
                 .iter()
-                .map(|policy| bench::measure(policy, &dist, &floor, rounds))
+                .map(|policy| bench::measure(policy, &dist, &floor, rounds, caches))
                 .collect::<Result<Vec<_>>>()?;
-            print!("{}", bench::render(&measurements, floor.size(), rounds));
+            print!(
+                "{}",
+                bench::render(&measurements, floor.size(), rounds, caches)
+            );
+            if cold {
+                return Ok(ExitCode::SUCCESS);
+            }
             let mut hostile = Vec::new();
             for policy in &selected {
                 hostile.extend(bench_hostile::measure(policy, &dist, hostile_runs)?);

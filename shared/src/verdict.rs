@@ -82,6 +82,26 @@ fn split_tag(line: &str) -> Option<(&str, &str)> {
     (kebab(policy) && kebab(id)).then_some((tag, rest))
 }
 
+impl Finding {
+    /// The finding as one line of a response ([`fmt::Display`]), written
+    /// into a string sized for it: growing one from empty costs an
+    /// allocation per doubling, on every denial.
+    pub fn line(&self) -> String {
+        let mut line = String::with_capacity(self.message.len() + 96);
+        // Writing to a `String` cannot fail.
+        let _ = fmt::Write::write_fmt(&mut line, format_args!("{self}"));
+        line
+    }
+}
+
+/// Whether `text` may hold a control character. Cheaper than a scan by
+/// characters: Unicode's controls are the bytes below 0x20 and 0x7f, and
+/// U+0080–U+009F, which UTF-8 writes after a 0xc2 byte (as it does
+/// U+00A0–U+00BF, which the caller then finds not to be controls).
+fn may_hold_controls(text: &str) -> bool {
+    text.bytes().any(|b| b < 0x20 || b == 0x7f || b == 0xc2)
+}
+
 impl fmt::Display for Finding {
     /// `[<policy>/<rule>] <path>: <message>` (without the path for the
     /// whole object), on one line: control characters become spaces.
@@ -89,6 +109,9 @@ impl fmt::Display for Finding {
         write!(f, "[{}/{}] ", self.rule.policy, self.rule.id)?;
         if !self.path.is_root() {
             write!(f, "{}: ", self.path)?;
+        }
+        if !may_hold_controls(&self.message) {
+            return f.write_str(&self.message);
         }
         let mut pieces = self.message.split(char::is_control);
         if let Some(first) = pieces.next() {
@@ -177,13 +200,14 @@ impl Verdict {
     pub fn message(&self) -> Option<String> {
         match self {
             Verdict::Allow { .. } => None,
-            Verdict::Deny { violations, .. } => Some(
-                violations
+            Verdict::Deny { violations, .. } => Some(match violations.as_slice() {
+                [one] => one.line(),
+                many => many
                     .iter()
-                    .map(Finding::to_string)
+                    .map(Finding::line)
                     .collect::<Vec<_>>()
                     .join("\n"),
-            ),
+            }),
         }
     }
 
@@ -195,15 +219,21 @@ impl Verdict {
         let summary_tag = warnings.first().map_or_else(String::new, |first| {
             format!("[{}] ", Rule::more_warnings(first.rule.policy).tag())
         });
-        crate::warnings::fit(warnings.iter().map(Finding::to_string), &summary_tag)
+        crate::warnings::fit(warnings.iter().map(Finding::line), &summary_tag)
     }
 
     /// The SDK's response for this verdict.
     pub fn into_response(self) -> CallResult {
         let warnings = self.warnings();
+        let message = self.message();
+        // The fixed members take about 110 bytes; sized once, the answer is
+        // written without regrowing.
+        let capacity = 128
+            + message.as_ref().map_or(0, |m| m.len() + m.len() / 8)
+            + warnings.iter().map(|w| w.len() + 4).sum::<usize>();
         let response = ValidationResponse {
             accepted: self.is_allowed(),
-            message: self.message(),
+            message,
             code: match &self {
                 Verdict::Allow { .. } => None,
                 Verdict::Deny { refusal, .. } => Some(refusal.code()),
@@ -212,7 +242,9 @@ impl Verdict {
             audit_annotations: None,
             warnings: (!warnings.is_empty()).then_some(warnings),
         };
-        Ok(serde_json::to_vec(&response)?)
+        let mut answer = Vec::with_capacity(capacity);
+        serde_json::to_writer(&mut answer, &response)?;
+        Ok(answer)
     }
 }
 
@@ -293,6 +325,16 @@ mod tests {
         summary: "s",
         source: "x",
     };
+
+    #[test]
+    fn control_characters_become_spaces_and_other_text_stays() {
+        let line = |message: &str| Finding::new(RULE, FieldPath::parse("spec.x"), message).line();
+        assert_eq!(line("plain text"), "[p/some-rule] spec.x: plain text");
+        // Tab, DEL and the C1 control NEL (U+0085, after a 0xc2 byte).
+        assert_eq!(line("a\tb\u{7f}c\u{85}d"), "[p/some-rule] spec.x: a b c d");
+        // U+00A9 also follows a 0xc2 byte, and is not a control.
+        assert_eq!(line("\u{a9} 2026"), "[p/some-rule] spec.x: \u{a9} 2026");
+    }
 
     fn decode(result: CallResult) -> ValidationResponse {
         serde_json::from_slice(&result.unwrap()).unwrap()

@@ -63,8 +63,9 @@ pub fn fit(warnings: impl IntoIterator<Item = impl AsRef<str>>, summary_tag: &st
         .collect();
     let mut kept = Vec::new();
     let mut used = 0;
-    for (i, line) in lines.iter().enumerate() {
-        let last = i + 1 == lines.len();
+    let count = lines.len();
+    for (i, line) in lines.into_iter().enumerate() {
+        let last = i + 1 == count;
         let (slots, reserve) = if last {
             (1, 0)
         } else {
@@ -74,9 +75,9 @@ pub fn fit(warnings: impl IntoIterator<Item = impl AsRef<str>>, summary_tag: &st
             break;
         }
         used += line.len();
-        kept.push(line.clone());
+        kept.push(line);
     }
-    let left_out = lines.len() - kept.len();
+    let left_out = count - kept.len();
     if left_out > 0 {
         kept.push(format!(
             "{summary_tag}{left_out} more warning{} not shown: the API server passes on only about 4 KB of warnings per request",

@@ -19,7 +19,7 @@
 //! HTTP, the AdmissionReview and its logs, which evict the guest's code and
 //! data. Measured, a policy costs policy-server two to three times what the
 //! warm figures say, and the cold figures show the same multiple, so they
-//! predict `bench-server` in a minute instead of several.
+//! predict `bench-server` in two minutes instead of six.
 //!
 //! The `faults` columns count the page faults of a fresh evaluation (the
 //! thread's minor faults, floor / policy, on Linux): each page of linear
@@ -275,7 +275,9 @@ pub fn render(
     }
     let bundle = Budget::default();
     if caches == Caches::Cold {
-        out.push_str("cold caches: the median budget is set on warm ones; sizes only.\n");
+        out.push_str(
+            "cold caches: the median budget is set on warm ones, so sizes only; no hostile cases.\n",
+        );
     }
     out.push_str(&format!(
         "budgets (sizes in KB of 1,000 bytes, as registries show them): module ≤ {:.0}KB, \

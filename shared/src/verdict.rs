@@ -42,6 +42,16 @@ impl Finding {
         }
     }
 
+    /// The finding as one line of a response ([`fmt::Display`]), written
+    /// into a string sized for it: growing one from empty costs an
+    /// allocation per doubling, on every denial.
+    pub fn line(&self) -> String {
+        let mut line = String::with_capacity(self.message.len() + 96);
+        // Writing to a `String` cannot fail.
+        let _ = fmt::Write::write_fmt(&mut line, format_args!("{self}"));
+        line
+    }
+
     /// Reads back one line of a message (or one warning): the tag, then
     /// the path before the first `": "` that reads as a path, otherwise a
     /// finding about the whole object.
@@ -80,18 +90,6 @@ fn split_tag(line: &str) -> Option<(&str, &str)> {
                 .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
     };
     (kebab(policy) && kebab(id)).then_some((tag, rest))
-}
-
-impl Finding {
-    /// The finding as one line of a response ([`fmt::Display`]), written
-    /// into a string sized for it: growing one from empty costs an
-    /// allocation per doubling, on every denial.
-    pub fn line(&self) -> String {
-        let mut line = String::with_capacity(self.message.len() + 96);
-        // Writing to a `String` cannot fail.
-        let _ = fmt::Write::write_fmt(&mut line, format_args!("{self}"));
-        line
-    }
 }
 
 /// Whether `text` may hold a control character. Cheaper than a scan by

@@ -7,7 +7,8 @@
 #                       then each policy's slowest hostile case and its fuel
 #   make bench-cold     the same evaluations from cold caches, as policy-server
 #                       runs them: a quick predictor of bench-server
-#   make bench-server   throughput and latency through Kubewarden's policy-server
+#   make bench-server   throughput and latency through Kubewarden's policy-server,
+#                       each ratio split into reading the request and the rule
 
 POLICIES    := $(notdir $(patsubst %/Cargo.toml,%,$(wildcard policies/*/Cargo.toml)))
 # The wasm modules: each policy with its waPC entry points (`wapc` feature).

@@ -1,9 +1,11 @@
 //! `bench-server`: what a user waits for. Kubewarden's own policy-server
-//! serves the accept-all floor module and every policy, each on the
-//! policy's benchmark request, under load from `hey`; floor and policy
-//! take turns, so both see the same machine. Reported per policy: requests
-//! per second, p50 and p99 for floor and policy, the ratio of their
-//! throughputs, and the server's resident memory.
+//! serves the accept-all floor module, the reading floor (which reads the
+//! request as every policy does, then accepts) and every policy, each on the
+//! policy's benchmark request, under load from `hey`; the three take turns,
+//! so all see the same machine. Reported per policy: requests per second,
+//! p50 and p99 for floor and policy, the ratio of their throughputs (the
+//! budget's figure), that ratio split into what the shared reading costs
+//! and what the rule costs, and the server's resident memory.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -58,6 +60,12 @@ pub struct Measurement {
     /// ratios. Each round's pair ran back to back, so a drift of the
     /// machine's speed between rounds cancels out of its ratio.
     pub ratio: f64,
+    /// The reading floor's throughput over the floor's: what reading the
+    /// request costs before any rule runs.
+    pub reading: f64,
+    /// The policy's throughput over the reading floor's: what its rule
+    /// costs by itself.
+    pub rule: f64,
     /// The lowest ratio the policy's budget allows: what a user waits for
     /// may grow by a tenth at most, unless the policy states otherwise.
     pub min_ratio: f64,
@@ -129,18 +137,18 @@ pub fn summarise(runs: &[Run]) -> Figures {
     }
 }
 
-/// The floor module, annotated so that policy-server loads it: it matches
-/// everything and reads nothing.
-fn annotated_floor(floor: &Path, out: &Path) -> Result<PathBuf> {
+/// A floor module, annotated so that policy-server loads it as `name`: it
+/// matches everything.
+fn annotated_floor(floor: &Path, name: &str, out: &Path) -> Result<PathBuf> {
     let wasm = std::fs::read(floor)
         .with_context(|| format!("reading {}; run `make dist` first", floor.display()))?;
-    let metadata: Metadata = bundle::yaml::from_str(
-        "rules: [{apiGroups: ['*'], apiVersions: ['*'], resources: ['*'], operations: ['*']}]\n\
+    let metadata: Metadata = bundle::yaml::from_str(&format!(
+        "rules: [{{apiGroups: ['*'], apiVersions: ['*'], resources: ['*'], operations: ['*']}}]\n\
          mutating: false\n\
-         annotations: {io.kubewarden.policy.title: floor}\n",
-    )?;
+         annotations: {{io.kubewarden.policy.title: {name}}}\n",
+    ))?;
     let annotated = metadata.annotate(&wasm, None)?;
-    let path = out.join("floor.wasm");
+    let path = out.join(format!("{name}.wasm"));
     std::fs::write(&path, annotated).with_context(|| format!("writing {}", path.display()))?;
     Ok(path)
 }
@@ -169,6 +177,7 @@ pub struct Setup {
     pub trust_config: Option<PathBuf>,
     pub dist: PathBuf,
     pub floor: PathBuf,
+    pub reading_floor: PathBuf,
     pub work: PathBuf,
 }
 
@@ -181,18 +190,33 @@ pub struct Report {
     pub load: Load,
 }
 
-/// Starts one server with the floor and `policies`, checks that each
-/// benchmark request gets the case's verdict, then loads floor and policy in
-/// turns.
+/// The three modules in the order `round` loads them: each goes first,
+/// second and third equally often, so none gains from a machine that speeds
+/// up or slows down within a round.
+fn in_turn<T>(modules: &mut [T; 3], round: usize) -> impl Iterator<Item = &mut T> {
+    let (before, after) = modules.split_at_mut(round % 3);
+    after.iter_mut().chain(before)
+}
+
+/// The policy ids the two floors are served under.
+const FLOOR: &str = "floor";
+const READING_FLOOR: &str = "reading-floor";
+
+/// Starts one server with both floors and `policies`, checks that each
+/// benchmark request gets the case's verdict, then loads the floors and the
+/// policy in turns.
 pub fn measure(policies: &[PolicyDir], setup: &Setup, load: &Load) -> Result<Report> {
     let hey_path = find_program("hey").context("hey is not on PATH (Debian package hey)")?;
     std::fs::create_dir_all(&setup.work)
         .with_context(|| format!("creating {}", setup.work.display()))?;
-    let floor = annotated_floor(&setup.floor, &setup.work)?;
-    let mut entries = BTreeMap::from([(
-        "floor".to_owned(),
-        PolicyEntry::new(&floor, serde_json::json!({})),
-    )]);
+    let mut entries = BTreeMap::new();
+    for (name, module) in [(FLOOR, &setup.floor), (READING_FLOOR, &setup.reading_floor)] {
+        let annotated = annotated_floor(module, name, &setup.work)?;
+        entries.insert(
+            name.to_owned(),
+            PolicyEntry::new(&annotated, serde_json::json!({})),
+        );
+    }
     let mut bodies = Vec::new();
     for policy in policies {
         let (name, case) = benchmark_case(&policy.cases_dir())?;
@@ -237,24 +261,21 @@ pub fn measure(policies: &[PolicyDir], setup: &Setup, load: &Load) -> Result<Rep
     }
     let mut measurements = Vec::new();
     for (policy, case_name, _, body) in &bodies {
-        let (mut floor_runs, mut policy_runs) = (Vec::new(), Vec::new());
+        let mut modules = [FLOOR, READING_FLOOR, policy.name.as_str()].map(|id| (id, Vec::new()));
         for round in 0..load.rounds {
-            let floor_url = server.validate_url("floor");
-            let policy_url = server.validate_url(&policy.name);
-            if round % 2 == 0 {
-                floor_runs.push(hey(&hey_path, &floor_url, body, load)?);
-                policy_runs.push(hey(&hey_path, &policy_url, body, load)?);
-            } else {
-                policy_runs.push(hey(&hey_path, &policy_url, body, load)?);
-                floor_runs.push(hey(&hey_path, &floor_url, body, load)?);
+            for (id, runs) in in_turn(&mut modules, round) {
+                runs.push(hey(&hey_path, &server.validate_url(id), body, load)?);
             }
         }
+        let [(_, floor_runs), (_, reading_runs), (_, policy_runs)] = &modules;
         measurements.push(Measurement {
             policy: policy.name.clone(),
             case: case_name.clone(),
-            floor: summarise(&floor_runs),
-            figures: summarise(&policy_runs),
-            ratio: paired_ratio(&floor_runs, &policy_runs),
+            floor: summarise(floor_runs),
+            figures: summarise(policy_runs),
+            ratio: paired_ratio(floor_runs, policy_runs),
+            reading: paired_ratio(floor_runs, reading_runs),
+            rule: paired_ratio(reading_runs, policy_runs),
             min_ratio: policy.budget()?.server_ratio,
         });
     }
@@ -281,8 +302,9 @@ fn mib(kib: Option<u64>) -> String {
 pub fn render(report: &Report) -> String {
     let load = &report.load;
     let mut out = format!(
-        "policy-server on loopback, hey -c {} for {:.1} s per module and round, {} rounds, floor and policy in turns; medians.\n\
-         {:<24} {:>10} {:>8} {:>8} {:>10} {:>8} {:>8} {:>7}  {}\n",
+        "policy-server on loopback, hey -c {} for {:.1} s per module and round, {} rounds, floor, reading floor and policy in turns; medians.\n\
+         ratio: the policy's throughput over the floor's (the budget's figure) = reading (the reading floor's over the floor's) × rule (the policy's over the reading floor's), each the median of its rounds.\n\
+         {:<24} {:>10} {:>8} {:>8} {:>10} {:>8} {:>8} {:>7} {:>8} {:>6}  {}\n",
         load.concurrency,
         load.duration.as_secs_f64(),
         load.rounds,
@@ -294,11 +316,13 @@ pub fn render(report: &Report) -> String {
         "p50",
         "p99",
         "ratio",
+        "reading",
+        "rule",
         "request (case)"
     );
     for m in &report.measurements {
         out.push_str(&format!(
-            "{:<24} {:>10.0} {:>6.2}ms {:>6.2}ms {:>10.0} {:>6.2}ms {:>6.2}ms {:>6.2}x  {}{}\n",
+            "{:<24} {:>10.0} {:>6.2}ms {:>6.2}ms {:>10.0} {:>6.2}ms {:>6.2}ms {:>6.3}x {:>7.3}x {:>5.3}x  {}{}\n",
             m.policy,
             m.floor.requests_per_second,
             millis(m.floor.p50),
@@ -307,6 +331,8 @@ pub fn render(report: &Report) -> String {
             millis(m.figures.p50),
             millis(m.figures.p99),
             m.ratio,
+            m.reading,
+            m.rule,
             m.case,
             if m.ratio < m.min_ratio {
                 "  below budget"
@@ -398,5 +424,81 @@ Status code distribution:
         let policy = [run(900.0), run(475.0), run(950.0)];
         assert!((paired_ratio(&floor, &policy) - 0.95).abs() < 1e-9);
         assert_eq!(paired_ratio(&[], &[]), 0.0);
+    }
+
+    #[test]
+    fn every_module_takes_every_turn() {
+        let mut modules = [(0, [0; 3]), (1, [0; 3]), (2, [0; 3])];
+        for round in 0..6 {
+            let order: Vec<usize> = in_turn(&mut modules, round)
+                .enumerate()
+                .map(|(position, (module, turns))| {
+                    turns[position] += 1;
+                    *module
+                })
+                .collect();
+            let mut sorted = order.clone();
+            sorted.sort_unstable();
+            assert_eq!(
+                sorted,
+                [0, 1, 2],
+                "round {round} runs each module once: {order:?}"
+            );
+        }
+        assert!(
+            modules.iter().all(|(_, turns)| *turns == [2; 3]),
+            "{modules:?}"
+        );
+    }
+
+    #[test]
+    fn the_table_splits_the_ratio_into_reading_and_rule() {
+        let figures = Figures {
+            requests_per_second: 3000.0,
+            p50: Duration::from_micros(2100),
+            p99: Duration::from_micros(3500),
+        };
+        let measurement = |policy: &str, ratio: f64, min_ratio: f64| Measurement {
+            policy: policy.to_owned(),
+            case: "some-case".to_owned(),
+            floor: figures,
+            figures,
+            ratio,
+            reading: 0.95,
+            rule: ratio / 0.95,
+            min_ratio,
+        };
+        let report = Report {
+            measurements: vec![
+                measurement("slow", 0.86, 0.9),
+                measurement("odd", 0.86, 0.8),
+            ],
+            resident_start_kib: Some(2048),
+            resident_end_kib: None,
+            load: Load {
+                duration: Duration::from_millis(2500),
+                rounds: 8,
+                concurrency: 8,
+            },
+        };
+        let table = render(&report);
+        let row = |policy: &str| -> Vec<&str> {
+            let line = table
+                .lines()
+                .find(|line| line.starts_with(policy))
+                .expect("a row per policy");
+            line.split_whitespace().collect()
+        };
+        assert_eq!(
+            row("slow")[7..12],
+            ["0.860x", "0.950x", "0.905x", "some-case", "below"]
+        );
+        assert_eq!(
+            row("odd")[7..11],
+            ["0.860x", "0.950x", "0.905x", "some-case"]
+        );
+        assert_eq!(row("odd").len(), 11, "within its own budget");
+        assert!(table.contains("budget: throughput ≥ 0.90× the floor's, odd ≥ 0.80×"));
+        assert!(table.contains("2.0 MiB after start-up, - after the run"));
     }
 }

@@ -152,7 +152,8 @@ enum Command {
         policies: Vec<String>,
     },
     /// Throughput and latency through Kubewarden's own policy-server, each
-    /// policy next to the accept-all floor, under load from `hey`.
+    /// policy next to the accept-all floor and the reading floor, under load
+    /// from `hey`.
     BenchServer {
         /// Seconds of load per module and round.
         #[arg(long, default_value_t = 2.5)]
@@ -172,6 +173,14 @@ enum Command {
             default_value = "target/wasm32-wasip1/policy-opt/floor_policy.wasm"
         )]
         floor: PathBuf,
+        /// The reading floor: reads the request as every policy does and
+        /// accepts, so that each policy's ratio splits into what the shared
+        /// reading costs and what its rule costs.
+        #[arg(
+            long,
+            default_value = "target/wasm32-wasip1/policy-opt/reading_floor.wasm"
+        )]
+        reading_floor: PathBuf,
         /// A Sigstore trust configuration for policy-server (offline start).
         #[arg(long, env = "SIGSTORE_TRUST_CONFIG")]
         sigstore_trust_config: Option<PathBuf>,
@@ -378,6 +387,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             concurrency,
             dist,
             floor,
+            reading_floor,
             sigstore_trust_config,
             policies,
         } => {
@@ -387,6 +397,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 trust_config: sigstore_trust_config,
                 dist: resolve(root, &dist),
                 floor: resolve(root, &floor),
+                reading_floor: resolve(root, &reading_floor),
                 work: root.join("target/bench-server"),
             };
             let load = bench_server::Load {

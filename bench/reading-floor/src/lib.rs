@@ -5,9 +5,10 @@
 //! the SDK's response, as the policies do.
 //!
 //! Next to the accept-all floor (`bench/floor-policy`, which reads nothing)
-//! it measures what the shared foundation costs each policy; used as the
-//! floor (`bench --floor`, `bench-server --floor`), it leaves what a rule
-//! costs by itself.
+//! it measures what the shared foundation costs each policy; next to a
+//! policy, what the policy's rule costs by itself. `bench-server` serves
+//! all three and prints both ratios; `bench --floor` takes it in place of
+//! the accept-all floor.
 
 use serde::Deserialize;
 use shared::{FieldError, Reading, Request, Validatable, Value, Verdict};

@@ -10,9 +10,6 @@ export CARGO_ENCODED_RUSTFLAGS="--remap-path-prefix=${CARGO_HOME:-$HOME/.cargo}=
 rounds=${1:-2000}
 cli=target/release/cozystack-policies
 policies=$(for d in policies/*/Cargo.toml; do basename "$(dirname "$d")"; done)
-packages=$(for p in $policies floor-policy; do printf -- '-p %s ' "$p"; done)
-# Each module with its waPC entry points (the policies' `wapc` feature).
-packages="$packages --features $(for p in $policies; do printf '%s/wapc,' "$p"; done)"
 
 # Each variant: the policies' opt-level, shared/'s opt-level (a per-package
 # override: the JSON and field code every rule runs), LTO, codegen units.
@@ -22,9 +19,15 @@ for variant in "s 3 true 1" "s s true 1" "3 3 true 1" "z 3 true 1" "z z true 1" 
   name="opt=$opt shared=$shared lto=$lto cgu=$cgu"
   dir="target/profiles/opt$opt-shared$shared-lto$lto-cgu$cgu"
   [ "$shared" = 3 ] && shared_level=3 || shared_level="\"$shared\""
-  CARGO_PROFILE_POLICY_OPT_LEVEL=$opt CARGO_PROFILE_POLICY_LTO=$lto CARGO_PROFILE_POLICY_CODEGEN_UNITS=$cgu \
-    cargo build --locked --quiet --config "profile.policy.package.cozystack-policy-shared.opt-level=$shared_level" \
-    --profile policy --target wasm32-wasip1 --target-dir "$dir" $packages
+  # Each module as tools/build-modules builds it: a cdylib alone, the
+  # policies with their waPC entry points (the `wapc` feature).
+  for package in $policies floor-policy; do
+    features=wapc; [ "$package" = floor-policy ] && features=
+    CARGO_PROFILE_POLICY_OPT_LEVEL=$opt CARGO_PROFILE_POLICY_LTO=$lto CARGO_PROFILE_POLICY_CODEGEN_UNITS=$cgu \
+      cargo rustc --locked --quiet --config "profile.policy.package.cozystack-policy-shared.opt-level=$shared_level" \
+      --profile policy --target wasm32-wasip1 --target-dir "$dir" -p "$package" \
+      ${features:+--features "$features"} --lib --crate-type cdylib
+  done
   tools/optimize-modules "$dir/wasm32-wasip1/policy" "$dir/wasm32-wasip1/policy-opt"
   $cli dist --wasm-dir "$dir/wasm32-wasip1/policy-opt" --out "$dir/dist" >/dev/null
   table=$($cli bench --rounds "$rounds" --dist "$dir/dist" --floor "$dir/wasm32-wasip1/policy-opt/floor_policy.wasm")

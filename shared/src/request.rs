@@ -21,7 +21,7 @@ use serde_json::value::RawValue;
 
 use crate::field::{Field, FieldError, FieldPath};
 use crate::lookup::Cluster;
-use crate::select::{Key, Reading, Reads};
+use crate::select::{Reading, Reads, Text};
 
 /// The admission operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -168,18 +168,19 @@ pub fn read<'a>(
     let user = header.user_info.unwrap_or_default();
     let mut request = Request {
         operation,
-        group: header
-            .kind
-            .as_mut()
-            .and_then(|k| k.group.take())
-            .unwrap_or_default(),
-        kind: header.kind.and_then(|k| k.kind).unwrap_or_default(),
-        resource: header.resource.and_then(|r| r.resource).unwrap_or_default(),
-        name: header.name.unwrap_or_default(),
-        namespace: header.namespace.unwrap_or_default(),
+        group: or_empty(header.kind.as_mut().and_then(|k| k.group.take())),
+        kind: or_empty(header.kind.and_then(|k| k.kind)),
+        resource: or_empty(header.resource.and_then(|r| r.resource)),
+        name: or_empty(header.name),
+        namespace: or_empty(header.namespace),
         user: User {
-            username: user.username.unwrap_or_default(),
-            groups: user.groups.unwrap_or_default(),
+            username: or_empty(user.username),
+            groups: user
+                .groups
+                .unwrap_or_default()
+                .into_iter()
+                .map(|Text(group)| group)
+                .collect(),
         },
         dry_run: header.dry_run.unwrap_or_default(),
         object: header.object,
@@ -301,26 +302,31 @@ pub fn required<'f>(object: Field<'f>, name: &str) -> Result<Field<'f>, FieldErr
     }
 }
 
+/// A header string, empty when absent.
+fn or_empty<'a>(member: Option<Text<'a>>) -> Cow<'a, str> {
+    member.map(|Text(text)| text).unwrap_or_default()
+}
+
 #[derive(Deserialize, Default)]
 struct GroupKind<'a> {
     #[serde(borrow, default)]
-    group: Option<Cow<'a, str>>,
+    group: Option<Text<'a>>,
     #[serde(borrow, default)]
-    kind: Option<Cow<'a, str>>,
+    kind: Option<Text<'a>>,
 }
 
 #[derive(Deserialize, Default)]
 struct Resource<'a> {
     #[serde(borrow, default)]
-    resource: Option<Cow<'a, str>>,
+    resource: Option<Text<'a>>,
 }
 
 #[derive(Deserialize, Default)]
 struct UserInfo<'a> {
     #[serde(borrow, default)]
-    username: Option<Cow<'a, str>>,
+    username: Option<Text<'a>>,
     #[serde(borrow, default)]
-    groups: Option<Vec<Cow<'a, str>>>,
+    groups: Option<Vec<Text<'a>>>,
 }
 
 impl Default for Object<'_> {
@@ -335,8 +341,8 @@ impl Default for Object<'_> {
 struct Header<'a> {
     kind: Option<GroupKind<'a>>,
     resource: Option<Resource<'a>>,
-    name: Option<Cow<'a, str>>,
-    namespace: Option<Cow<'a, str>>,
+    name: Option<Text<'a>>,
+    namespace: Option<Text<'a>>,
     operation: Option<Operation>,
     user_info: Option<UserInfo<'a>>,
     dry_run: Option<bool>,
@@ -378,7 +384,7 @@ impl<'de> Visitor<'de> for PayloadSeed<'_> {
             header: None,
             settings: None,
         };
-        while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+        while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
             match &*key {
                 "request" => {
                     parts.header = Some(map.next_value_seed(HeaderSeed { reads: self.reads })?);
@@ -435,7 +441,7 @@ impl<'de> Visitor<'de> for HeaderSeed<'_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Header<'de>, A::Error> {
         let mut header = Header::default();
-        while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+        while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
             let key = &*key;
             match key {
                 "kind" => header.kind = map.next_value().map_err(at(key))?,
@@ -491,6 +497,22 @@ mod tests {
         assert_eq!(request.kubectl_resource(), "postgreses.apps.cozystack.io");
         assert_eq!(request.describe(), "Postgres tenant-foo/db");
         assert_eq!(payload.settings.unwrap().get(), "{\"x\": 1}");
+    }
+
+    #[test]
+    fn header_strings_are_borrowed_unless_escaped() {
+        let escaped = DELETE.replace(
+            r#""namespace": "tenant-foo""#,
+            r#""namespace": "tenant-\u0066oo""#,
+        );
+        let request = parse(&escaped).unwrap().request;
+        assert!(matches!(request.kind, Cow::Borrowed("Postgres")));
+        assert!(matches!(request.user.username, Cow::Borrowed("alice")));
+        assert!(matches!(
+            request.user.groups[1],
+            Cow::Borrowed("system:authenticated")
+        ));
+        assert!(matches!(request.namespace, Cow::Owned(ref ns) if ns == "tenant-foo"));
     }
 
     #[test]

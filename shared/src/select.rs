@@ -114,7 +114,7 @@ impl<'de> Visitor<'de> for SelectVisitor<'_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut kept = Map::new();
-        while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+        while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
             match self.0.iter().find(|(wanted, _)| *wanted == &*key) {
                 Some((_, node)) => {
                     let value = map.next_value_seed(Select(node))?;
@@ -162,31 +162,33 @@ impl<'de> Visitor<'de> for SelectVisitor<'_> {
     }
 }
 
-/// A member name, borrowed from the input unless it holds escapes: most
-/// members are skipped, and their names need no copy.
-pub(crate) struct Key<'de>(pub(crate) Cow<'de, str>);
+/// A JSON string, borrowed from the input unless it holds escapes: member
+/// names (most members are skipped, and their names need no copy) and the
+/// request's header. serde's own `Cow<str>` borrows only as a bare
+/// `#[serde(borrow)]` field; inside an `Option` or a `Vec` it copies.
+pub(crate) struct Text<'de>(pub(crate) Cow<'de, str>);
 
-impl<'de> serde::Deserialize<'de> for Key<'de> {
+impl<'de: 'a, 'a> serde::Deserialize<'de> for Text<'a> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_str(KeyVisitor)
+        deserializer.deserialize_str(TextVisitor)
     }
 }
 
-struct KeyVisitor;
+struct TextVisitor;
 
-impl<'de> Visitor<'de> for KeyVisitor {
-    type Value = Key<'de>;
+impl<'de> Visitor<'de> for TextVisitor {
+    type Value = Text<'de>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a member name")
+        f.write_str("a string")
     }
 
-    fn visit_borrowed_str<E>(self, name: &'de str) -> Result<Key<'de>, E> {
-        Ok(Key(Cow::Borrowed(name)))
+    fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Text<'de>, E> {
+        Ok(Text(Cow::Borrowed(text)))
     }
 
-    fn visit_str<E>(self, name: &str) -> Result<Key<'de>, E> {
-        Ok(Key(Cow::Owned(name.to_owned())))
+    fn visit_str<E>(self, text: &str) -> Result<Text<'de>, E> {
+        Ok(Text(Cow::Owned(text.to_owned())))
     }
 }
 

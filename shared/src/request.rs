@@ -58,6 +58,9 @@ pub struct Request<'a> {
     object: Object<'a>,
     old_object: Object<'a>,
     cluster: &'a dyn Cluster,
+    /// The whole payload, for a rule that reads more of an object than its
+    /// policy read up front.
+    payload: &'a str,
 }
 
 /// An object of the request, as the policy's [`Reading`] keeps it.
@@ -77,23 +80,32 @@ impl Object<'_> {
         match self {
             Object::Read(value) => value.as_ref(),
             Object::Raw { raw, paths, read } => read
-                .get_or_init(|| raw.and_then(|raw| read_object(raw, &Reads::new(paths))))
+                .get_or_init(|| raw.and_then(|raw| read_object(raw.get(), &Reads::new(paths))))
                 .as_ref(),
         }
     }
 
-    fn reading(&self, paths: &[&str]) -> Option<Value> {
+    /// `paths` of this object, which is `request.<member>` of `payload`:
+    /// from the raw object, or, when it was read up front, from the
+    /// payload again.
+    fn reading(&self, paths: &[&str], payload: &str, member: &'static str) -> Option<Value> {
         match self {
-            Object::Raw { raw, .. } => raw.and_then(|raw| read_object(raw, &Reads::new(paths))),
-            Object::Read(_) => None,
+            Object::Raw { raw, .. } => {
+                raw.and_then(|raw| read_object(raw.get(), &Reads::new(paths)))
+            }
+            Object::Read(_) => {
+                let reads = Reads::new(paths).under_request(member);
+                let mut whole = read_object(payload, &reads)?;
+                Some(whole.get_mut("request")?.get_mut(member)?.take()).filter(|v| !v.is_null())
+            }
         }
     }
 }
 
-/// `reads` of an object the first pass already found to be JSON: reading
-/// it again cannot fail.
-fn read_object(raw: &RawValue, reads: &Reads<'_>) -> Option<Value> {
-    let mut deserializer = serde_json::Deserializer::from_str(raw.get());
+/// `reads` of JSON the first pass already read: reading it again cannot
+/// fail.
+fn read_object(json: &str, reads: &Reads<'_>) -> Option<Value> {
+    let mut deserializer = serde_json::Deserializer::from_str(json);
     reads.seed().deserialize(&mut deserializer).ok()
 }
 
@@ -186,6 +198,7 @@ pub fn read<'a>(
         object: header.object,
         old_object: header.old_object,
         cluster,
+        payload: text,
     };
     if request.name.is_empty() {
         // A malformed object is the rule's business; the name is only a
@@ -216,17 +229,17 @@ impl<'a> Request<'a> {
         Field::root(self.old_object.value())
     }
 
-    /// `paths` of `object`, read now, for a policy that reads on demand
-    /// ([`Reading::OnDemand`]) more than it declared; `None` when the
-    /// request has no object, and always under [`Reading::Paths`], whose
-    /// reads were made up front.
+    /// `paths` of `object`, read now, for a rule that reads more than its
+    /// policy declared (settings that name more fields); `None` when the
+    /// request has no object. Under [`Reading::OnDemand`] this reads the
+    /// raw object; under [`Reading::Paths`] the whole payload again.
     pub fn object_reading(&self, paths: &[&str]) -> Option<Value> {
-        self.object.reading(paths)
+        self.object.reading(paths, self.payload, "object")
     }
 
     /// `paths` of `oldObject`, as [`Request::object_reading`].
     pub fn old_object_reading(&self, paths: &[&str]) -> Option<Value> {
-        self.old_object.reading(paths)
+        self.old_object.reading(paths, self.payload, "oldObject")
     }
 
     /// `object`, which the rule cannot judge without: absent is malformed
@@ -572,8 +585,27 @@ mod tests {
             None,
             "DELETE has no object"
         );
-        let up_front = parse(DELETE).unwrap().request;
-        assert_eq!(up_front.old_object_reading(&["spec"]), None);
+    }
+
+    #[test]
+    fn objects_read_up_front_are_read_again_for_more() {
+        let request = parse(DELETE).unwrap().request;
+        assert!(
+            !request.old_object().field("status").unwrap().is_present(),
+            "not read up front"
+        );
+        let read = request.old_object_reading(&["status"]).unwrap();
+        assert_eq!(
+            read,
+            serde_json::json!({"metadata": {"name": "db"}, "status": {}})
+        );
+        assert_eq!(request.object_reading(&["spec"]), None, "object is null");
+        let escaped = DELETE.replace(r#""oldObject""#, r#""old\u004fbject""#);
+        let request = parse(&escaped).unwrap().request;
+        assert_eq!(
+            request.old_object_reading(&["spec.storageClass"]).unwrap()["spec"],
+            serde_json::json!({"storageClass": "local"})
+        );
     }
 
     #[test]

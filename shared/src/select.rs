@@ -20,8 +20,10 @@ use serde_json::{Map, Value};
 /// Reading an object up front costs one pass over it; reading it on demand
 /// costs a quick pass to find it, and the reading pass only if the rule
 /// asks for it. A rule that always reads both objects of an UPDATE reads
-/// them up front; one that often needs only one, or whose settings name
-/// more fields ([`crate::Request::object_reading`]), reads on demand.
+/// them up front; one that often needs only one reads on demand. Either
+/// way a rule can read more than its policy declared
+/// ([`crate::Request::object_reading`]), as settings that name more fields
+/// need: up front, that reads the payload again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reading {
     /// These subtrees, read while the request is parsed.
@@ -77,6 +79,15 @@ impl<'p> Reads<'p> {
             root.add(&keys);
         }
         Self(root)
+    }
+
+    /// These reads of the object at `member` of `request`, applied to a
+    /// whole `validate` payload.
+    pub(crate) fn under_request(self, member: &'p str) -> Self {
+        Self(Node::Members(vec![(
+            "request",
+            Node::Members(vec![(member, self.0)]),
+        )]))
     }
 
     /// The whole object.

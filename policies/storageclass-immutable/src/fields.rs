@@ -73,6 +73,14 @@ pub const PLATFORM: &[(&str, &[ImmutableField<'static>])] = &[
     ("VMDisk", STORAGE_CLASS_REPLICATED),
 ];
 
+/// Every path of [`PLATFORM`], which the policy reads up front.
+pub const PLATFORM_PATHS: &[&str] = &[
+    "spec.storageClass",
+    "spec.storage.storageClass",
+    "spec.kafka.storageClass",
+    "spec.zookeeper.storageClass",
+];
+
 /// The immutable fields of `kind` on the platform.
 pub fn platform_fields(kind: &str) -> &'static [ImmutableField<'static>] {
     PLATFORM
@@ -91,6 +99,19 @@ mod tests {
         for (kind, fields) in PLATFORM {
             assert!(shared::catalogue::app_kind(kind).is_some(), "{kind}");
             assert!(!fields.is_empty());
+        }
+    }
+
+    #[test]
+    fn every_platform_path_is_read_up_front() {
+        for (kind, fields) in PLATFORM {
+            for field in *fields {
+                assert!(
+                    PLATFORM_PATHS.contains(&field.path),
+                    "{kind}: {}",
+                    field.path
+                );
+            }
         }
     }
 

@@ -23,10 +23,10 @@ use shared::{Field, FieldError, FieldPath, Operation, Reading, Refusal, Request,
 pub use rules::RULES;
 pub use settings::{AdditionalField, Settings};
 
-/// What the rule reads of each object: the immutable fields of the
-/// request's kind, which settings may add to, so nothing up front
-/// ([`Request::object_reading`]).
-pub const READS: Reading = Reading::OnDemand(&[]);
+/// What the rule reads of each object: the platform's immutable fields of
+/// every kind, up front. Fields the settings add are read when a request of
+/// their kind comes ([`Request::object_reading`]).
+pub const READS: Reading = Reading::Paths(fields::PLATFORM_PATHS);
 
 shared::policy!(Settings, evaluate, READS);
 
@@ -91,13 +91,26 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
     if fields.is_empty() {
         return Ok(Verdict::allow());
     }
-    let paths: Vec<&str> = fields.iter().map(|field| field.path).collect();
-    let (old, new) = (
-        request.old_object_reading(&paths),
-        request.object_reading(&paths),
-    );
-    let old_object = required(Field::root(old.as_ref()), "oldObject")?;
-    let object = required(Field::root(new.as_ref()), "object")?;
+    let (old, new) = if fields
+        .iter()
+        .all(|field| fields::PLATFORM_PATHS.contains(&field.path))
+    {
+        (None, None)
+    } else {
+        let paths: Vec<&str> = fields.iter().map(|field| field.path).collect();
+        (
+            Some(request.old_object_reading(&paths)),
+            Some(request.object_reading(&paths)),
+        )
+    };
+    let old_object = match &old {
+        Some(read) => required(Field::root(read.as_ref()), "oldObject")?,
+        None => request.required_old_object()?,
+    };
+    let object = match &new {
+        Some(read) => required(Field::root(read.as_ref()), "object")?,
+        None => request.required_object()?,
+    };
     let mut review = Review::new();
     for field in &fields {
         let (old_value, old_source) = effective(&old_object, field)?;

@@ -21,6 +21,12 @@
 //! warm figures say, and the cold figures show the same multiple, so they
 //! predict `bench-server` in two minutes instead of six.
 //!
+//! The `fuel` column counts the guest's instructions in one metered
+//! evaluation (floor / policy): exact and the same on any machine, where
+//! the times move by several per cent from run to run. With the reading
+//! floor as `--floor`, the policy's figure less the floor's is what its
+//! rule alone executes.
+//!
 //! The `faults` columns count the page faults of a fresh evaluation (the
 //! thread's minor faults, floor / policy, on Linux): each page of linear
 //! memory an instance touches is one, and one costs 1–3 µs here, so a
@@ -33,7 +39,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use bundle::case::benchmark_case;
-use host::PolicyModule;
+use host::{HostCapabilities, PolicyModule};
 use serde_json::Value;
 
 use crate::workspace::{Budget, PolicyDir};
@@ -82,6 +88,8 @@ pub struct Measurement {
     pub warm: Duration,
     /// Mean page faults per fresh evaluation, when the platform counts them.
     pub faults: Option<(f64, f64)>,
+    /// Guest instructions of one metered evaluation: floor, policy.
+    pub fuel: (u64, u64),
     /// The budget the table reports against. The size budget is the
     /// module's own: the metadata `dist` attaches carries the policy's README
     /// as usage text, which grows with its documentation, not with its code.
@@ -147,6 +155,14 @@ pub fn measure(
             policy.name
         );
     }
+    let fuel = (
+        floor_policy
+            .evaluate_metered(&request, HostCapabilities::offline())
+            .fuel,
+        configured
+            .evaluate_metered(&request, HostCapabilities::offline())
+            .fuel,
+    );
     let warmup = rounds / 10 + 10;
     let mut floor_samples = Vec::with_capacity(rounds);
     let mut policy_samples = Vec::with_capacity(rounds);
@@ -211,6 +227,7 @@ pub fn measure(
         floor_warm: median(&mut floor_warm_samples),
         warm: median(&mut warm_samples),
         faults: mean(floor_faults, rounds).zip(mean(policy_faults, rounds)),
+        fuel,
         budget: policy.budget()?,
     })
 }
@@ -231,8 +248,9 @@ pub fn render(
          extra: the policy's median minus the floor's.\n\
          warm: one call in a reused instance (the rule's own compute), floor / policy.\n\
          faults: page faults per fresh evaluation, floor / policy.\n\
+         fuel: thousands of guest instructions in one evaluation, floor / policy.\n\
          size: the module without the metadata `dist` attaches (its README as usage text), then annotated.\n\
-         {:<26} {:>9} {:>9} {:>11} {:>11} {:>7} {:>10} {:>17} {:>9}  {}\n",
+         {:<26} {:>9} {:>9} {:>11} {:>11} {:>7} {:>10} {:>17} {:>9} {:>13}  {}\n",
         "module",
         "size",
         "annotated",
@@ -242,6 +260,7 @@ pub fn render(
         "extra",
         "warm",
         "faults",
+        "fuel",
         "request (case)"
     );
     out.push_str(&format!(
@@ -258,7 +277,7 @@ pub fn render(
             ""
         };
         out.push_str(&format!(
-            "{:<26} {:>7.1}KB {:>7.1}KB {:>9.1}µs {:>9.1}µs {:>6.2}x {:>8.1}µs {:>6.1}/{:>5.1}µs {:>9}  {}{over}\n",
+            "{:<26} {:>7.1}KB {:>7.1}KB {:>9.1}µs {:>9.1}µs {:>6.2}x {:>8.1}µs {:>6.1}/{:>5.1}µs {:>9} {:>13}  {}{over}\n",
             m.policy,
             kb(m.size),
             kb(m.annotated_size),
@@ -270,6 +289,7 @@ pub fn render(
             micros(m.warm),
             m.faults
                 .map_or_else(|| "-".to_owned(), |(f, p)| format!("{f:.1}/{p:.1}")),
+            format!("{:.1}/{:.1}", thousands(m.fuel.0), thousands(m.fuel.1)),
             m.case
         ));
     }
@@ -300,6 +320,11 @@ pub fn render(
 fn kb(bytes: usize) -> f64 {
     // Module sizes are far below 2^52 bytes, so the conversion is exact.
     f64::from(u32::try_from(bytes).unwrap_or(u32::MAX)) / 1000.0
+}
+
+fn thousands(count: u64) -> f64 {
+    // Fuel per evaluation is far below 2^52, so the conversion is exact.
+    f64::from(u32::try_from(count).unwrap_or(u32::MAX)) / 1000.0
 }
 
 fn micros(duration: Duration) -> f64 {
@@ -335,6 +360,7 @@ mod tests {
             floor_warm: Duration::from_micros(2),
             warm: Duration::from_micros(20),
             faults: Some((5.0, 7.0)),
+            fuel: (7_502, 81_131),
             budget: Budget::default(),
         }
     }
@@ -345,6 +371,7 @@ mod tests {
         let warm = render(&slow, 57_000, 10, Caches::Warm);
         assert!(warm.contains("1.80x     80.0µs"), "{warm}");
         assert!(warm.contains("over budget"), "{warm}");
+        assert!(warm.contains("5.0/7.0      7.5/81.1  c"), "{warm}");
         let cold = render(&slow, 57_000, 10, Caches::Cold);
         assert!(cold.contains("from cold caches"), "{cold}");
         assert!(!cold.contains("over budget"), "{cold}");

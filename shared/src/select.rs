@@ -46,20 +46,26 @@ enum Node<'p> {
 }
 
 impl<'p> Node<'p> {
-    fn add(&mut self, keys: &[&'p str]) {
-        let Some((first, rest)) = keys.split_first() else {
-            *self = Node::Whole;
-            return;
-        };
+    /// Keeps the subtree at the dotted `path` below this node.
+    fn add(&mut self, path: &'p str) {
         let Node::Members(members) = self else {
             return; // Already kept whole.
         };
-        match members.iter_mut().find(|(key, _)| key == first) {
-            Some((_, child)) => child.add(rest),
+        let (first, rest) = match path.split_once('.') {
+            Some((first, rest)) => (first, Some(rest)),
+            None => (path, None),
+        };
+        let at = match members.iter().position(|(key, _)| *key == first) {
+            Some(at) => at,
             None => {
-                let mut child = Node::Members(Vec::new());
-                child.add(rest);
-                members.push((first, child));
+                members.push((first, Node::Members(Vec::new())));
+                members.len() - 1
+            }
+        };
+        if let Some((_, child)) = members.get_mut(at) {
+            match rest {
+                Some(rest) => child.add(rest),
+                None => *child = Node::Whole,
             }
         }
     }
@@ -75,8 +81,7 @@ impl<'p> Reads<'p> {
             .copied()
             .chain(["metadata.name", "metadata.namespace"])
         {
-            let keys: Vec<&'p str> = path.split('.').collect();
-            root.add(&keys);
+            root.add(path);
         }
         Self(root)
     }
@@ -230,11 +235,13 @@ mod tests {
 
     #[test]
     fn a_path_and_its_parent_keep_the_parent_whole() {
-        let reads = Reads::new(&["spec.oidc", "spec"]);
-        assert_eq!(
-            read(&reads, OBJECT)["spec"],
-            json!({"oidc": {"mode": "None"}, "other": [1, 2]})
-        );
+        for paths in [["spec.oidc", "spec"], ["spec", "spec.oidc"]] {
+            assert_eq!(
+                read(&Reads::new(&paths), OBJECT)["spec"],
+                json!({"oidc": {"mode": "None"}, "other": [1, 2]}),
+                "{paths:?}"
+            );
+        }
         assert_eq!(
             read(&Reads::everything(), OBJECT),
             serde_json::from_str::<Value>(OBJECT).unwrap()

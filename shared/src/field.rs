@@ -10,6 +10,7 @@
 //! removes a Helm value and the chart default applies), so fields do too;
 //! [`Field::is_null`] tells the two apart where a chart does not.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::rc::Rc;
 
@@ -192,31 +193,39 @@ impl FieldPath {
 
 impl fmt::Display for FieldPath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, segment) in self.segments().into_iter().enumerate() {
-            match segment {
-                Segment::Key(key) if is_plain_key(key) => {
-                    if i > 0 {
-                        f.write_str(".")?;
-                    }
-                    f.write_str(key)?;
+        // Parent first; paths are a few steps deep.
+        let Some(step) = self.0.as_deref() else {
+            return Ok(());
+        };
+        step.parent.fmt(f)?;
+        match &step.segment {
+            Segment::Key(key) if is_plain_key(key) => {
+                if !step.parent.is_root() {
+                    f.write_str(".")?;
                 }
-                // Quoted as a JSON string, on one line.
-                Segment::Key(key) => {
-                    let quoted = serde_json::to_string(&one_line(key)).map_err(|_| fmt::Error)?;
-                    write!(f, "[{quoted}]")?;
-                }
-                Segment::Index(index) => write!(f, "[{index}]")?,
+                f.write_str(key)
             }
+            // Quoted as a JSON string, on one line.
+            Segment::Key(key) => {
+                let quoted = serde_json::to_string(&one_line(key)).map_err(|_| fmt::Error)?;
+                write!(f, "[{quoted}]")
+            }
+            Segment::Index(index) => write!(f, "[{index}]"),
         }
-        Ok(())
     }
 }
 
 /// `text` with control characters as spaces, so a path stays on one line.
-fn one_line(text: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
+fn one_line(text: &str) -> Cow<'_, str> {
+    if text.chars().any(char::is_control) {
+        Cow::Owned(
+            text.chars()
+                .map(|c| if c.is_control() { ' ' } else { c })
+                .collect(),
+        )
+    } else {
+        Cow::Borrowed(text)
+    }
 }
 
 /// A field holding a value of the wrong type, or one a rule needs but

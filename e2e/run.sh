@@ -27,7 +27,9 @@ for case_file in policies/*/tests/cases/*.yaml; do
 done
 
 echo "== e2e harness against the host (cozystack-policies run)"
-E2E_RUNNER="$cli" E2E_LABEL=host bats "$suite"
+# Compiled modules are cached, as kwctl caches them, here rather than in the
+# user's cache directory.
+XDG_CACHE_HOME=$PWD/target/e2e/cache E2E_RUNNER="$cli" E2E_LABEL=host bats "$suite"
 
 echo "== e2e against kwctl"
 if command -v kwctl >/dev/null; then

@@ -253,6 +253,10 @@ enum Command {
         /// are always the allow-list.
         #[arg(long)]
         allow_context_aware: bool,
+        /// Compile the module afresh instead of taking it from the cache of
+        /// compiled modules (kwctl's flag, and as kwctl, cached by default).
+        #[arg(long)]
+        disable_wasmtime_cache: bool,
     },
 }
 
@@ -417,15 +421,21 @@ fn run(cli: Cli) -> Result<ExitCode> {
             settings_json,
             replay_host_capabilities_interactions,
             allow_context_aware: _,
-        } => run_like_kwctl(
-            &resolve(root, &module),
-            &resolve(root, &request_path),
-            settings_path.map(|p| resolve(root, &p)).as_deref(),
-            settings_json.as_deref(),
-            replay_host_capabilities_interactions
-                .map(|p| resolve(root, &p))
-                .as_deref(),
-        ),
+            disable_wasmtime_cache,
+        } => {
+            if !disable_wasmtime_cache {
+                compile_cache::enable();
+            }
+            run_like_kwctl(
+                &resolve(root, &module),
+                &resolve(root, &request_path),
+                settings_path.map(|p| resolve(root, &p)).as_deref(),
+                settings_json.as_deref(),
+                replay_host_capabilities_interactions
+                    .map(|p| resolve(root, &p))
+                    .as_deref(),
+            )
+        }
         Command::Push {
             dist,
             registry,

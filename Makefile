@@ -71,7 +71,7 @@ lint: setup
 	$(CARGO) fmt --all -- --check
 	# The tests' dev-dependencies must not change the features of a crate
 	# `make dist` builds, or the unit tests compile it and every crate above it again.
-	tools/check-features
+	tools/check-build-graph
 	# --all-targets leaves out test targets that `cargo test` skips (test = false).
 	$(CARGO) clippy $(CARGO_FLAGS) $(HOST) --all-targets \
 	  --test kwctl --test policy_server --test soak -- -D warnings

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every policy case through `kwctl run` with bats (e2e/kwctl.bats).
 #
-# The suite runs twice:
+# The suite runs twice, both passes at once:
 #   1. against `cozystack-policies run`, the host with kwctl's flags and
 #      output, so the harness itself is always exercised;
 #   2. against kwctl, when kwctl is on PATH. Without kwctl every case of this
@@ -26,19 +26,36 @@ for case_file in policies/*/tests/cases/*.yaml; do
     "$policy" "$(basename "$case_file" .yaml)" "$policy" "$case_file" >>"$suite"
 done
 
-echo "== e2e harness against the host (cozystack-policies run)"
+# The two passes run side by side (bats runs one case at a time), each
+# into its own log, printed in turn when both have ended.
+logs=target/e2e/logs
+mkdir -p "$logs"
 # Compiled modules are cached, as kwctl caches them, here rather than in the
 # user's cache directory.
-XDG_CACHE_HOME=$PWD/target/e2e/cache E2E_RUNNER="$cli" E2E_LABEL=host bats "$suite"
+XDG_CACHE_HOME=$PWD/target/e2e/cache E2E_RUNNER="$cli" E2E_LABEL=host \
+  bats "$suite" >"$logs/host.tap" 2>&1 &
+host_pass=$!
 
-echo "== e2e against kwctl"
+kwctl_status=0
 if command -v kwctl >/dev/null; then
-  echo "kwctl: $(kwctl --version 2>/dev/null | head -1)"
-  E2E_RUNNER=kwctl E2E_LABEL=kwctl bats "$suite"
+  {
+    echo "kwctl: $(kwctl --version 2>/dev/null | head -1)"
+    E2E_RUNNER=kwctl E2E_LABEL=kwctl bats "$suite"
+  } >"$logs/kwctl.tap" 2>&1 || kwctl_status=$?
 elif [ "${CI:-}" = true ]; then
-  echo "kwctl is not on PATH, and under CI that is a failure (make setup installs it from ../shared/kubewarden)" >&2
-  exit 1
+  echo "kwctl is not on PATH, and under CI that is a failure (make setup installs it from ../shared/kubewarden)" >"$logs/kwctl.tap"
+  kwctl_status=1
 else
-  echo "kwctl is not on PATH: every case below is SKIPPED (make setup installs it from ../shared/kubewarden)"
-  E2E_RUNNER= E2E_LABEL=kwctl bats "$suite"
+  {
+    echo "kwctl is not on PATH: every case below is SKIPPED (make setup installs it from ../shared/kubewarden)"
+    E2E_RUNNER= E2E_LABEL=kwctl bats "$suite"
+  } >"$logs/kwctl.tap" 2>&1 || kwctl_status=$?
 fi
+host_status=0
+wait "$host_pass" || host_status=$?
+
+echo "== e2e harness against the host (cozystack-policies run)"
+cat "$logs/host.tap"
+echo "== e2e against kwctl"
+cat "$logs/kwctl.tap"
+[ "$host_status" -eq 0 ] && [ "$kwctl_status" -eq 0 ]

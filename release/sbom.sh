@@ -10,7 +10,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 version=0.5.9
-if [ "$(cargo cyclonedx --version 2>/dev/null)" != "cargo-cyclonedx $version" ]; then
+# It calls itself `cargo-cyclonedx-cyclonedx 0.5.9`: only the version counts.
+installed=$(cargo cyclonedx --version 2>/dev/null || true)
+if [ "${installed##* }" != "$version" ]; then
   cargo install --locked --quiet cargo-cyclonedx --version "$version"
 fi
 out=${1:-dist}

@@ -56,12 +56,17 @@ setup:
 cli: setup
 	$(CARGO) build $(CARGO_FLAGS) $(HOST) --bin cozystack-policies
 
-## One annotated module per policy in dist/, plus the floor module the
-## benchmarks compare against: cargo's artifacts, through wasm-opt, then
-## annotated as kwctl annotates.
+## One annotated module per policy in dist/: cargo's artifacts, through
+## wasm-opt, then annotated as kwctl annotates.
 dist: setup cli
 	CARGO_ENCODED_RUSTFLAGS="$(REMAP)" tools/build-modules target
 	$(CLI) dist --wasm-dir $(OPT_DIR) --out dist
+
+## The floor modules the benchmarks compare against (bench/), built as the
+## policies are, into $(OPT_DIR).
+.PHONY: floors
+floors: setup
+	CARGO_ENCODED_RUSTFLAGS="$(REMAP)" tools/build-modules target --floors
 
 ## The main job: every policy over the example change (before -> after).
 check: dist
@@ -146,13 +151,13 @@ test: setup
 	@$(STAGE) standalone $(MAKE) --no-print-directory standalone
 	@$(STAGE) --summary
 
-bench: dist
+bench: dist floors
 	$(CLI) bench
 
-bench-cold: dist
+bench-cold: dist floors
 	$(CLI) bench --cold --rounds 1000
 
-bench-server: dist
+bench-server: dist floors
 	@tools/need hey hey
 	$(CLI) bench-server
 

@@ -141,7 +141,7 @@ pub fn summarise(runs: &[Run]) -> Figures {
 /// matches everything.
 fn annotated_floor(floor: &Path, name: &str, out: &Path) -> Result<PathBuf> {
     let wasm = std::fs::read(floor)
-        .with_context(|| format!("reading {}; run `make dist` first", floor.display()))?;
+        .with_context(|| format!("reading {}; run `make floors` first", floor.display()))?;
     let metadata: Metadata = bundle::yaml::from_str(&format!(
         "rules: [{{apiGroups: ['*'], apiVersions: ['*'], resources: ['*'], operations: ['*']}}]\n\
          mutating: false\n\

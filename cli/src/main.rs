@@ -360,7 +360,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             policies,
         } => {
             let dist = resolve(root, &dist);
-            let floor = host::PolicyModule::from_file(&resolve(root, &floor))?;
+            let floor = resolve(root, &floor);
+            let floor = host::PolicyModule::from_file(&floor)
+                .with_context(|| format!("reading {}; run `make floors` first", floor.display()))?;
             let selected = workspace::select(workspace::policies(root)?, &policies)?;
             let caches = if cold {
                 bench::Caches::Cold

@@ -37,6 +37,11 @@ run_case() {
       @sh "message=\($answer.status.message // "")",
       @sh "warnings=\($answer.warnings // [] | join("\n"))",
       @sh "code=\($answer.status.code // "")"' "$dir/expect.json")"
+  # A jq that failed leaves every variable empty: no case may pass on that.
+  case $result in
+    pass | skip | warn | fail | invalid-settings) ;;
+    *) fail "no expected result read from $dir/expect.json: '$result'" ;;
+  esac
 
   if [ "$result" = invalid-settings ]; then
     [ "$status" -ne 0 ] || fail "settings were accepted: $output"

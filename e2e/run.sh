@@ -36,20 +36,22 @@ XDG_CACHE_HOME=$PWD/target/e2e/cache E2E_RUNNER="$cli" E2E_LABEL=host \
   bats "$suite" >"$logs/host.tap" 2>&1 &
 host_pass=$!
 
-kwctl_status=0
+kwctl_status=0 runner=kwctl
 if command -v kwctl >/dev/null; then
-  {
-    echo "kwctl: $(kwctl --version 2>/dev/null | head -1)"
-    E2E_RUNNER=kwctl E2E_LABEL=kwctl bats "$suite"
-  } >"$logs/kwctl.tap" 2>&1 || kwctl_status=$?
+  header="kwctl: $(kwctl --version 2>/dev/null | head -1)"
 elif [ "${CI:-}" = true ]; then
-  echo "kwctl is not on PATH, and under CI that is a failure (make setup installs it from ../shared/kubewarden)" >"$logs/kwctl.tap"
+  header="kwctl is not on PATH, and under CI that is a failure (make setup installs it from ../shared/kubewarden)"
+  runner=
   kwctl_status=1
 else
-  {
-    echo "kwctl is not on PATH: every case below is SKIPPED (make setup installs it from ../shared/kubewarden)"
-    E2E_RUNNER= E2E_LABEL=kwctl bats "$suite"
-  } >"$logs/kwctl.tap" 2>&1 || kwctl_status=$?
+  header="kwctl is not on PATH: every case below is SKIPPED (make setup installs it from ../shared/kubewarden)"
+  runner=
+fi
+if [ "$kwctl_status" -eq 0 ]; then
+  { echo "$header"; E2E_RUNNER=$runner E2E_LABEL=kwctl bats "$suite"; } >"$logs/kwctl.tap" 2>&1 \
+    || kwctl_status=$?
+else
+  echo "$header" >"$logs/kwctl.tap"
 fi
 host_status=0
 wait "$host_pass" || host_status=$?

@@ -29,6 +29,19 @@ STAGE       := tools/stage
 CARGO_HOME  ?= $(HOME)/.cargo
 REMAP       := --remap-path-prefix=$(CARGO_HOME)=/cargo
 
+# `make test` has clippy lint our host crates as cargo compiles them
+# (LINT_WHILE_BUILDING=1), rather than run `cargo clippy`, which checks the
+# whole dependency graph (wasmtime, k8s-openapi, ...) a second time: cargo
+# hands the workspace's own crates, and only those, to clippy-driver, the
+# compiler `cargo clippy` runs, and the dependencies still to rustc, so their
+# artifacts stay those of a plain `cargo build`. CLIPPY_ARGS is how
+# `cargo clippy` passes `-D warnings` to clippy-driver. The modules never
+# build this way: clippy-driver turns off MIR optimisations.
+ifneq ($(LINT_WHILE_BUILDING),)
+LINT_ENV    := RUSTC_WORKSPACE_WRAPPER=$(shell rustup which clippy-driver) \
+               CLIPPY_ARGS=-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__
+endif
+
 # Kubewarden's kwctl and policy-server come from the team's reference folder
 # (tools/install-kubewarden puts them in target/tools/bin). Its offline
 # trust configuration spares both the wait for Sigstore's network at start.
@@ -54,12 +67,16 @@ setup:
 	@tools/install-kubewarden
 
 cli: setup
-	$(CARGO) build $(CARGO_FLAGS) $(HOST) --bin cozystack-policies
+	$(LINT_ENV) $(CARGO) build $(CARGO_FLAGS) $(HOST) --bin cozystack-policies
 
 ## One annotated module per policy in dist/: cargo's artifacts, through
-## wasm-opt, then annotated as kwctl annotates.
-dist: setup cli
-	CARGO_ENCODED_RUSTFLAGS="$(REMAP)" tools/build-modules target
+## wasm-opt, then annotated as kwctl annotates. The modules build beside the
+## CLI: each ends in a long single-threaded link (fat LTO), which leaves the
+## other core to the CLI's build.
+dist: setup
+	CARGO_ENCODED_RUSTFLAGS="$(REMAP)" tools/build-modules target & modules=$$!; \
+	  $(MAKE) --no-print-directory cli; cli=$$?; \
+	  wait $$modules && exit $$cli
 	$(CLI) dist --wasm-dir $(OPT_DIR) --out dist
 
 ## The floor modules the benchmarks compare against (bench/), built as the
@@ -77,9 +94,13 @@ lint: setup
 	# The tests' dev-dependencies must not change the features of a crate
 	# `make dist` builds, or the unit tests compile it and every crate above it again.
 	tools/check-build-graph
+ifeq ($(LINT_WHILE_BUILDING),)
 	# --all-targets leaves out test targets that `cargo test` skips (test = false).
 	$(CARGO) clippy $(CARGO_FLAGS) $(HOST) --all-targets \
 	  --test kwctl --test policy_server --test soak -- -D warnings
+else
+	@echo "host crates: clippy lints them as the stages below build them (LINT_WHILE_BUILDING)"
+endif
 	# The modules as built, entry points included.
 	$(CARGO) clippy $(CARGO_FLAGS) --release --target $(TARGET) $(MODULES) -- -D warnings
 
@@ -89,7 +110,7 @@ lint-workflows:
 
 ## Unit tests of every crate, and every case of every policy through the host.
 unit: dist
-	$(CARGO) test $(CARGO_FLAGS) $(HOST)
+	$(LINT_ENV) $(CARGO) test $(CARGO_FLAGS) $(HOST)
 
 ## Every case through `kwctl run` (and the same bats suite through our host).
 e2e-kwctl: dist
@@ -99,7 +120,7 @@ e2e-kwctl: dist
 ## kwctl annotate against dist, and every hostile request through both
 ## policy-server and `kwctl run`.
 e2e-policy-server: dist
-	$(CARGO) test $(CARGO_FLAGS) $(HOST) --test policy_server --test kwctl
+	$(LINT_ENV) $(CARGO) test $(CARGO_FLAGS) $(HOST) --test policy_server --test kwctl
 
 e2e: e2e-kwctl e2e-policy-server
 
@@ -110,12 +131,12 @@ e2e: e2e-kwctl e2e-policy-server
 SOAK_SECONDS ?= 300
 
 soak: dist
-	SOAK_SECONDS=$(SOAK_SECONDS) $(CARGO) test $(CARGO_FLAGS) $(HOST) --test soak
+	SOAK_SECONDS=$(SOAK_SECONDS) $(LINT_ENV) $(CARGO) test $(CARGO_FLAGS) $(HOST) --test soak
 ## The standalone CLI (README: "Building the CLI"): installed with dist/
 ## embedded, run from an empty directory. Relinks the CLI once.
 .PHONY: standalone
 standalone: dist
-	e2e/standalone.sh
+	$(LINT_ENV) e2e/standalone.sh
 
 ## The released CLI with this checkout's dist/ embedded, in target/standalone.
 .PHONY: standalone-cli
@@ -130,25 +151,28 @@ lint-dockerfile:
 	tools/lint-dockerfile
 
 ## Each stage in turn, timed; the summary at the end lists them all.
+# The stages' make: host crates linted as they build (LINT_ENV above).
+SUBMAKE := $(MAKE) --no-print-directory LINT_WHILE_BUILDING=1
+
 test: setup
 	@$(STAGE) --reset
-	@$(STAGE) lint $(MAKE) --no-print-directory lint
-	@$(STAGE) lint-workflows $(MAKE) --no-print-directory lint-workflows
-	@$(STAGE) lint-dockerfile $(MAKE) --no-print-directory lint-dockerfile
-	@$(STAGE) dist $(MAKE) --no-print-directory dist
-	@$(STAGE) unit $(MAKE) --no-print-directory unit
-	@$(STAGE) fuzz-smoke $(MAKE) --no-print-directory fuzz-smoke
-	@$(STAGE) e2e-kwctl $(MAKE) --no-print-directory e2e-kwctl
-	@$(STAGE) e2e-policy-server $(MAKE) --no-print-directory e2e-policy-server
-	@$(STAGE) soak $(MAKE) --no-print-directory soak SOAK_SECONDS=30
-	@$(STAGE) report-browser $(MAKE) --no-print-directory report-browser
-	@$(STAGE) browser-test $(MAKE) --no-print-directory browser-test
-	@$(STAGE) registry $(MAKE) --no-print-directory registry
-	@$(STAGE) sbom $(MAKE) --no-print-directory sbom
-	@$(STAGE) reproducible $(MAKE) --no-print-directory reproducible
+	@$(STAGE) lint $(SUBMAKE) lint
+	@$(STAGE) lint-workflows $(SUBMAKE) lint-workflows
+	@$(STAGE) lint-dockerfile $(SUBMAKE) lint-dockerfile
+	@$(STAGE) dist $(SUBMAKE) dist
+	@$(STAGE) unit $(SUBMAKE) unit
+	@$(STAGE) fuzz-smoke $(SUBMAKE) fuzz-smoke
+	@$(STAGE) e2e-kwctl $(SUBMAKE) e2e-kwctl
+	@$(STAGE) e2e-policy-server $(SUBMAKE) e2e-policy-server
+	@$(STAGE) soak $(SUBMAKE) soak SOAK_SECONDS=30
+	@$(STAGE) report-browser $(SUBMAKE) report-browser
+	@$(STAGE) browser-test $(SUBMAKE) browser-test
+	@$(STAGE) registry $(SUBMAKE) registry
+	@$(STAGE) sbom $(SUBMAKE) sbom
+	@$(STAGE) reproducible $(SUBMAKE) reproducible
 	@# Last: it leaves the embedding CLI in target/release, which the
 	@# stages above would each rebuild back.
-	@$(STAGE) standalone $(MAKE) --no-print-directory standalone
+	@$(STAGE) standalone $(SUBMAKE) standalone
 	@$(STAGE) --summary
 
 bench: dist floors
@@ -179,7 +203,7 @@ REGISTRY_BIN := /usr/bin/docker-registry
 ## storage, stopped when the test ends) and pulls every artifact back.
 registry: dist
 	@test -x $(REGISTRY_BIN) || tools/need docker-registry docker-registry
-	DOCKER_REGISTRY=$(REGISTRY_BIN) $(CARGO) test $(CARGO_FLAGS) $(HOST) --test registry -- --ignored --nocapture --test-threads 1
+	DOCKER_REGISTRY=$(REGISTRY_BIN) $(LINT_ENV) $(CARGO) test $(CARGO_FLAGS) $(HOST) --test registry -- --ignored --nocapture --test-threads 1
 
 ## dist/<policy>.cdx.json, the CycloneDX SBOM of each module.
 sbom: dist

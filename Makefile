@@ -258,7 +258,7 @@ schemas:
 PLAYGROUND := target/playground-site
 
 playground: setup
-	tools/build-playground $(PLAYGROUND)
+	$(LINT_ENV) tools/build-playground $(PLAYGROUND)
 
 browser-test: playground
 	e2e/browser/run $(PLAYGROUND) e2e/browser/playground_check.py

@@ -38,7 +38,9 @@ REMAP       := --remap-path-prefix=$(CARGO_HOME)=/cargo
 # `cargo clippy` passes `-D warnings` to clippy-driver. The modules never
 # build this way: clippy-driver turns off MIR optimisations.
 ifneq ($(LINT_WHILE_BUILDING),)
-LINT_ENV    := RUSTC_WORKSPACE_WRAPPER=$(shell rustup which clippy-driver) \
+CLIPPY_DRIVER := $(or $(shell rustup which clippy-driver 2>/dev/null),\
+  $(error clippy-driver not found: run `rustup component add clippy`))
+LINT_ENV    := RUSTC_WORKSPACE_WRAPPER=$(CLIPPY_DRIVER) \
                CLIPPY_ARGS=-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__
 endif
 
@@ -150,10 +152,10 @@ lint-dockerfile:
 	tools/install-hadolint
 	tools/lint-dockerfile
 
-## Each stage in turn, timed; the summary at the end lists them all.
 # The stages' make: host crates linted as they build (LINT_ENV above).
 SUBMAKE := $(MAKE) --no-print-directory LINT_WHILE_BUILDING=1
 
+## Each stage in turn, timed; the summary at the end lists them all.
 test: setup
 	@$(STAGE) --reset
 	@$(STAGE) lint $(SUBMAKE) lint

@@ -264,3 +264,15 @@ playground: setup
 
 browser-test: playground
 	e2e/browser/run $(PLAYGROUND) e2e/browser/playground_check.py
+
+## The Helm oracle (oracle/, docs/oracle.md): every application kind of both
+## releases rendered as the platform renders it, against the bundle's verdicts;
+## fails on a disagreement oracle/exceptions.yaml does not list.
+## ORACLE_PER_KIND samples per kind and release, each also as stored.
+.PHONY: oracle
+ORACLE_PER_KIND ?= 80
+ORACLE_SEED ?= 1
+
+oracle: dist
+	PYTHONPATH=oracle $$(tools/helm-venv) -m unittest discover -s oracle/tests
+	tools/oracle suite --seed $(ORACLE_SEED) --per-kind $(ORACLE_PER_KIND)

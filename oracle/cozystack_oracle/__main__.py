@@ -1,0 +1,60 @@
+"""``python -m cozystack_oracle``: the Helm oracle's command line.
+
+    render FILE...        each application object's outcome, as the platform renders it
+    suite                 the differential suite (make oracle)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+import yaml
+
+from . import suite
+from .cluster import Cluster
+from .release import Release
+from .render import Renderer
+
+HERE = Path(__file__).resolve().parent.parent
+ROOT = HERE.parent
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="cozystack_oracle", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data", help="the release data (../shared/data)")
+    commands = parser.add_subparsers(dest="command", required=True)
+    render = commands.add_parser("render", help="render application objects as the platform does")
+    render.add_argument("--release", default="v1.6.2", help="whose charts: v1.6.2 or v1.5.4")
+    render.add_argument("files", nargs="+", type=Path)
+    run = commands.add_parser("suite", help="the differential suite against the bundle")
+    run.add_argument("--seed", type=int, default=1)
+    run.add_argument("--per-kind", type=int, default=80, help="samples per kind and release (before their stored copies)")
+    run.add_argument("--release", action="append", dest="releases", help="v1.6.2 and/or v1.5.4 (default both)")
+    run.add_argument("--cli", type=Path, default=ROOT / "target" / "release" / "cozystack-policies")
+    run.add_argument("--exceptions", type=Path, default=HERE / "exceptions.yaml")
+    run.add_argument("--report", type=Path, default=ROOT / "target" / "oracle" / "report.json")
+    run.add_argument("--workers", type=int, default=0)
+    args = parser.parse_args(argv)
+    if args.command == "render":
+        with tempfile.TemporaryDirectory(prefix="oracle-") as work:
+            cluster = Cluster.boot(Release.at(args.data, "v1.6.2"), Path(work))
+            renderer = Renderer(cluster, Release.at(args.data, args.release))
+            for path in args.files:
+                for obj in yaml.safe_load_all(path.read_text()):
+                    if obj:
+                        print(json.dumps({"object": f"{obj.get('kind')} {obj.get('metadata', {}).get('namespace')}/{obj.get('metadata', {}).get('name')}", **renderer.application(obj).to_json()}))
+        return 0
+    with tempfile.TemporaryDirectory(prefix="oracle-") as work:
+        return suite.run(
+            data=args.data, root=ROOT, cli=args.cli, seed=args.seed, per_kind=args.per_kind,
+            versions=args.releases or ["v1.6.2", "v1.5.4"], exceptions=args.exceptions,
+            report=args.report, workdir=Path(work), workers=args.workers,
+        )
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

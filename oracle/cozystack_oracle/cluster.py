@@ -1,0 +1,164 @@
+"""The cluster an application is rendered in: the platform's values for each
+tenant namespace, and the objects a template's ``lookup`` finds.
+
+Nothing here is hand-written platform state. Every value comes from
+rendering the platform's own charts of v1.6.2, as the platform renders them
+(``../shared/domain/cozystack.md`` §10):
+
+- ``cozy-system/cozystack-values`` (``_cluster``) by ``core/platform``
+  (``templates/apps.yaml``) with the default variant's values,
+  ``values-isp-full.yaml``;
+- ``tenant-root/cozystack-values`` by ``system/cozystack-basics``;
+- a sub-tenant's ``cozystack-values`` (``_namespace``) by ``apps/tenant``,
+  rendered for that Tenant in its parent's namespace;
+- the instance types and preferences a lookup finds, by
+  ``system/kubevirt-instancetypes``, which every platform variant installs.
+
+A lookup of anything else finds nothing, as on a first install.
+"""
+
+from __future__ import annotations
+
+import copy
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import helm_python
+
+from . import manifests
+from .chart import PreparedChart
+from .release import Release
+from .values import coalesce, merge_maps
+
+#: The Flux source ``core/platform``'s ``repository.yaml`` looks up and
+#: copies; its spec is not read by any application.
+_PLATFORM_SOURCE = {
+    "apiVersion": "source.toolkit.fluxcd.io/v1",
+    "kind": "OCIRepository",
+    "metadata": {"name": "cozystack-platform", "namespace": "cozy-system"},
+    "spec": {"interval": "5m", "url": "oci://ghcr.io/cozystack/cozystack/cozystack-packages"},
+}
+
+
+def _namespace(name: str) -> dict:
+    return {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {"name": name, "uid": f"00000000-0000-4000-8000-{zlib.crc32(name.encode()):012d}"},
+    }
+
+
+@dataclass
+class Cluster:
+    """A management cluster running one platform release, with tenants."""
+
+    release: Release
+    workdir: Path
+    #: Tenant namespace -> the values of its ``cozystack-values`` Secret.
+    tenant_values: dict[str, dict] = field(default_factory=dict)
+    #: Every object a lookup can find.
+    objects: list[dict] = field(default_factory=list)
+    _charts: dict[str, PreparedChart] = field(default_factory=dict)
+
+    @classmethod
+    def boot(cls, platform: Release, workdir: Path, tenants: tuple[str, ...] = ("foo",)) -> "Cluster":
+        """The platform of ``platform`` (a release with its own charts),
+        with ``tenant-root`` and one sub-tenant per name in ``tenants``."""
+        if not platform.has_platform:
+            raise ValueError(f"{platform.version} carries no platform charts to boot from")
+        cluster = cls(release=platform, workdir=workdir)
+        cluster.objects.append(_PLATFORM_SOURCE)
+        cluster.objects.extend(cluster._instance_types())
+        root_cluster = cluster._cluster_values()
+        cluster.objects.append(_namespace("tenant-root"))
+        cluster.tenant_values["tenant-root"] = cluster._basics(root_cluster)
+        for tenant in tenants:
+            cluster.add_tenant(tenant, "tenant-root", {})
+        return cluster
+
+    def chart(self, chart: str, release: Release | None = None) -> PreparedChart:
+        """The prepared copy of ``chart`` (a folder under ``charts/``) of
+        ``release`` (by default the platform's)."""
+        release = release or self.release
+        key = f"{release.version}/{chart}"
+        if key not in self._charts:
+            self._charts[key] = PreparedChart.make(release.chart_dir(chart), self.workdir / key)
+        return self._charts[key]
+
+    def index(self, namespace: str) -> dict:
+        """The objects as the lookup template reads them: ``gets`` by
+        ``apiVersion|kind|namespace|name``, ``lists`` by
+        ``apiVersion|kind|namespace|`` (and ``…||`` for every namespace).
+        ``namespace`` is the release's, whose Namespace always exists."""
+        gets: dict[str, dict] = {}
+        lists: dict[str, list] = {}
+        objects = list(self.objects)
+        if not any(o["kind"] == "Namespace" and o["metadata"]["name"] == namespace for o in objects):
+            objects.append(_namespace(namespace))
+        for obj in objects:
+            api, kind = obj["apiVersion"], obj["kind"]
+            ns = obj["metadata"].get("namespace", "")
+            name = obj["metadata"]["name"]
+            gets[f"{api}|{kind}|{ns}|{name}"] = obj
+            lists.setdefault(f"{api}|{kind}|{ns}|", []).append(obj)
+            if ns:
+                lists.setdefault(f"{api}|{kind}||", []).append(obj)
+        return {"gets": gets, "lists": lists}
+
+    def render(
+        self, chart: str, values: dict, name: str, namespace: str, release: Release | None = None
+    ) -> dict[str, str]:
+        """``chart`` of ``release`` (by default the platform's) rendered with
+        user ``values`` as release ``name`` in ``namespace``: coalesced as
+        Helm v4.1.1 does, then validated and rendered by the SDK. Raises the
+        SDK's errors."""
+        prepared = self.chart(chart, release)
+        coalesced = coalesce(prepared.defaults(), values)
+        loaded = prepared.load(coalesced, self.index(namespace))
+        return loaded.render({}, name=name, namespace=namespace, is_install=True)
+
+    def add_tenant(self, name: str, parent: str, spec: dict) -> str:
+        """Renders the Tenant ``name`` in ``parent`` and records the
+        namespace and values it creates; returns the namespace."""
+        values = merge_maps(self.tenant_values[parent], spec)
+        rendered = self.render("apps/tenant", values, f"tenant-{name}", parent)
+        created = None
+        for obj in manifests.objects(rendered):
+            if obj.get("kind") == "Secret" and obj["metadata"].get("name") == "cozystack-values":
+                created = obj["metadata"]["namespace"]
+                self.tenant_values[created] = helm_python.values_from_yaml(obj["stringData"]["values.yaml"])
+        if created is None:
+            raise RuntimeError(f"the tenant chart rendered no cozystack-values for {name}")
+        self.objects.append(_namespace(created))
+        return created
+
+    def values_for(self, namespace: str) -> dict:
+        """The ``cozystack-values`` of ``namespace``; an application outside
+        a tenant namespace has none (only tenant namespaces carry the
+        Secret, and the HelmRelease's ``valuesFrom`` then fails)."""
+        if namespace not in self.tenant_values:
+            raise KeyError(namespace)
+        return copy.deepcopy(self.tenant_values[namespace])
+
+    def _instance_types(self) -> list[dict]:
+        rendered = self.render("system/kubevirt-instancetypes", {}, "kubevirt-instancetypes", "cozy-kubevirt")
+        return [o for o in manifests.objects(rendered) if o.get("kind", "").startswith("VirtualMachineCluster")]
+
+    def _cluster_values(self) -> dict:
+        platform = self.release.charts / "core" / "platform"
+        variant = helm_python.values_from_yaml((platform / "values-isp-full.yaml").read_text())
+        rendered = self.render("core/platform", variant, "cozystack-platform", "cozy-system")
+        for obj in manifests.objects(rendered):
+            if obj.get("kind") == "Secret" and obj["metadata"].get("name") == "cozystack-values":
+                return helm_python.values_from_yaml(obj["stringData"]["values.yaml"])["_cluster"]
+        raise RuntimeError("core/platform rendered no cozy-system/cozystack-values")
+
+    def _basics(self, cluster_values: dict) -> dict:
+        rendered = self.render(
+            "system/cozystack-basics", {"_cluster": cluster_values}, "cozystack-basics", "cozy-system"
+        )
+        for obj in manifests.objects(rendered):
+            if obj.get("kind") == "Secret" and obj["metadata"].get("name") == "cozystack-values":
+                return helm_python.values_from_yaml(obj["stringData"]["values.yaml"])
+        raise RuntimeError("cozystack-basics rendered no tenant-root/cozystack-values")

@@ -1,0 +1,129 @@
+"""What Helm and the API server do with rendered templates after the render.
+
+Helm splits each template's output into documents and parses each one
+(``releaseutil.SplitManifests``, ``SortManifests``); a document that is not
+YAML fails the install. Flux then applies the objects, and kube-apiserver
+refuses an object whose name or labels are invalid
+(``k8s.io/apimachinery/pkg/api/validation`` ``ValidateObjectMeta``), which
+fails the HelmRelease although the render succeeded.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import helm_python
+
+# Helm's `sep` in pkg/release/v1/util/manifest.go.
+_SEPARATOR = re.compile(r"(?:^|\s*\n)---\s*")
+
+_DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+_DNS1035_LABEL = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
+_DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
+#: Kinds whose names are path segments rather than DNS names
+#: (``k8s.io/kubernetes/pkg/apis/rbac/validation``).
+_RBAC_KINDS = frozenset({"Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"})
+_QUALIFIED_NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """One document of one template."""
+
+    template: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why the install or the apply of a rendered object fails."""
+
+    template: str
+    message: str
+
+
+def documents(rendered: dict[str, str]) -> Iterator[Manifest]:
+    """Every non-empty document Helm installs, in template order
+    (``NOTES.txt`` is shown, not installed)."""
+    for template in sorted(rendered):
+        if template.endswith("NOTES.txt"):
+            continue
+        for text in _SEPARATOR.split(rendered[template]):
+            if text.strip():
+                yield Manifest(template, text)
+
+
+def parse(manifest: Manifest) -> dict | None:
+    """The object of a document, read as Helm reads it (Go's YAML); ``None``
+    for a document of comments only."""
+    value = helm_python.values_from_yaml(manifest.text)
+    return value or None
+
+
+def objects(rendered: dict[str, str]) -> Iterator[dict]:
+    """Every object of a render whose documents all parse."""
+    for manifest in documents(rendered):
+        obj = parse(manifest)
+        if obj is not None:
+            yield obj
+
+
+def _name_problem(kind: str, name: object) -> str | None:
+    if not isinstance(name, str) or not name:
+        return "metadata.name: Required value: name or generateName is required"
+    if kind in _RBAC_KINDS:
+        # ValidateRBACName: any path segment (apimachinery path.IsValidPathSegmentName).
+        if name in (".", "..") or "/" in name or "%" in name:
+            return f"metadata.name: Invalid value: {name!r}: may not be '.', '..' or contain '/' or '%'"
+        return None
+    if kind == "Service":
+        pattern, limit, what = _DNS1035_LABEL, 63, "a DNS-1035 label"
+    elif kind == "Namespace":
+        pattern, limit, what = _DNS1123_LABEL, 63, "a DNS-1123 label"
+    else:
+        pattern, limit, what = _DNS1123_SUBDOMAIN, 253, "a lowercase RFC 1123 subdomain"
+    if len(name) > limit:
+        return f"metadata.name: Invalid value: {name!r}: must be no more than {limit} characters"
+    if not pattern.fullmatch(name):
+        return f"metadata.name: Invalid value: {name!r}: must be {what}"
+    return None
+
+
+def _label_problem(key: object, value: object) -> str | None:
+    if not isinstance(key, str):
+        return f"metadata.labels: Invalid value: {key!r}: a label key must be a string"
+    prefix, _, name = key.rpartition("/")
+    if prefix and (len(prefix) > 253 or not _DNS1123_SUBDOMAIN.fullmatch(prefix)):
+        return f"metadata.labels: Invalid value: {key!r}: prefix part must be a DNS-1123 subdomain"
+    if len(name) > 63 or not _QUALIFIED_NAME.fullmatch(name):
+        return f"metadata.labels: Invalid value: {key!r}: name part must be a qualified name of at most 63 characters"
+    text = "" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+    if len(text) > 63:
+        return f"metadata.labels: Invalid value: {text!r}: must be no more than 63 characters"
+    if not _LABEL_VALUE.fullmatch(text):
+        return f"metadata.labels: Invalid value: {text!r}: a valid label value must be an empty string or consist of alphanumerics, '-', '_' or '.'"
+    return None
+
+
+def apply_problems(manifest: Manifest, obj: dict) -> Iterator[Refusal]:
+    """What kube-apiserver refuses in ``obj`` when Flux applies it."""
+    kind = obj.get("kind")
+    metadata = obj.get("metadata")
+    if not isinstance(kind, str) or not kind or not obj.get("apiVersion"):
+        yield Refusal(manifest.template, "object has no apiVersion or kind")
+        return
+    if not isinstance(metadata, dict):
+        yield Refusal(manifest.template, f"{kind}: metadata: Required value")
+        return
+    problem = _name_problem(kind, metadata.get("name"))
+    if problem:
+        yield Refusal(manifest.template, f"{kind} {metadata.get('name')!r}: {problem}")
+    labels = metadata.get("labels") or {}
+    if isinstance(labels, dict):
+        for key, value in labels.items():
+            problem = _label_problem(key, value)
+            if problem:
+                yield Refusal(manifest.template, f"{kind} {metadata.get('name')!r}: {problem}")

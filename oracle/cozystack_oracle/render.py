@@ -1,0 +1,211 @@
+"""An application object, taken through every step between ``kubectl
+apply`` and a running release (``../shared/domain/cozystack.md`` §10), to
+the first step that refuses it.
+
+1. cozystack-api's own checks (``pkg/registry/apps/application/rest.go``,
+   ``pkg/apis/apps/validation/validation.go``);
+2. the HelmRelease's values: the namespace's ``cozystack-values`` with the
+   ``spec`` merged on top (:func:`.values.merge_maps`);
+3. Helm v4.1.1's coalescing, the chart's schema and its templates;
+4. every rendered document parsed, every object's name and labels as
+   kube-apiserver validates them when Flux applies them;
+5. every HelmRelease the chart renders, through 3–5 in turn.
+
+The answer is an :class:`Outcome`: the first refusal, or that it renders.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import helm_python
+
+from . import manifests
+from .cluster import Cluster
+from .release import Release
+from .values import merge_maps
+
+_DNS1035 = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
+_TENANT_NAME = re.compile(r"[a-z][a-z0-9]*")
+_LOCATION = re.compile(r"([\w.-]+(?:/[\w.-]+)*\.(?:yaml|yml|tpl|txt)):(\d+)")
+#: How deep nested HelmReleases are followed.
+_NESTING = 3
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the platform does with one object."""
+
+    #: ``rendered``, or the step that refused it: ``cozystack-api``,
+    #: ``values-from``, ``schema``, ``template``, ``manifest``, ``apply``.
+    stage: str
+    #: Where: ``chart/templates/file.yaml:line`` for a template, the
+    #: template of a refused manifest, empty otherwise.
+    location: str = ""
+    message: str = ""
+    #: The chain of nested HelmReleases the refusal happened in
+    #: (``openbao-x-system``), empty for the application's own chart.
+    nested: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return self.stage == "rendered"
+
+    def within(self, release: str) -> "Outcome":
+        return Outcome(self.stage, self.location, self.message, (release, *self.nested))
+
+    @classmethod
+    def from_json(cls, value: dict) -> "Outcome":
+        return cls(value["stage"], value["location"], value["message"], tuple(value["nested"]))
+
+    def to_json(self) -> dict:
+        return {"stage": self.stage, "location": self.location, "message": self.message, "nested": list(self.nested)}
+
+
+RENDERED = Outcome("rendered")
+
+
+def api_checks(kind: str, name: str, namespace: str, prefix: str, spec: Any) -> Outcome | None:
+    """What cozystack-api refuses before any webhook runs (``Create``)."""
+    if kind == "Tenant" and not _TENANT_NAME.fullmatch(name):
+        return Outcome("cozystack-api", message="metadata.name: tenant names must start with a lowercase letter and contain only lowercase letters and digits; dashes are not allowed")
+    if len(name) > 63 or not _DNS1035.fullmatch(name):
+        return Outcome("cozystack-api", message=f"metadata.name: {name!r} is not a DNS-1035 label")
+    if len(name) > 53 - len(prefix):
+        return Outcome("cozystack-api", message=f"metadata.name: must be no more than {53 - len(prefix)} characters (release prefix {prefix!r})")
+    if kind == "Tenant":
+        computed = "tenant-root" if namespace == "tenant-root" and name == "root" else (
+            f"tenant-{name}" if namespace == "tenant-root" else f"{namespace}-{name}")
+        if len(computed) > 63:
+            return Outcome("cozystack-api", message=f"metadata.name: computed tenant namespace {computed!r} exceeds 63 characters")
+    if spec is not None and not isinstance(spec, dict):
+        return Outcome("cozystack-api", message="spec: must be an object")
+    for key in spec or {}:
+        if key.startswith("_"):
+            return Outcome("cozystack-api", message=f"spec.{key}: keys starting with '_' are reserved")
+    return None
+
+
+def _helm_failure(error: helm_python.HelmError) -> Outcome:
+    text = str(error)
+    if isinstance(error, helm_python.HelmValuesError):
+        return Outcome("schema", message=text)
+    found = _LOCATION.search(text)
+    location = f"{found.group(1)}:{found.group(2)}" if found else ""
+    if "out of memory" in text:
+        return Outcome("resources", location, text)
+    return Outcome("template", location, text)
+
+
+@dataclass
+class Renderer:
+    """Renders application objects of ``apps`` (a release's charts) on
+    ``cluster`` (a platform, with its tenants)."""
+
+    cluster: Cluster
+    apps: Release
+
+    def application(self, obj: dict) -> Outcome:
+        """The outcome of a CREATE of ``obj`` as sent."""
+        kind = obj.get("kind", "")
+        meta = obj.get("metadata") or {}
+        name, namespace = meta.get("name", ""), meta.get("namespace", "")
+        app = self.apps.applications.get(kind)
+        if app is None:
+            return Outcome("cozystack-api", message=f"{kind} is not an application kind of {self.apps.version}")
+        spec = obj.get("spec")
+        refused = api_checks(kind, name, namespace, app.prefix, spec)
+        if refused:
+            return refused
+        try:
+            base = self.cluster.values_for(namespace)
+        except KeyError:
+            return Outcome("values-from", message=f"Secret {namespace}/cozystack-values not found: {namespace} is not a tenant namespace")
+        values = merge_maps(base, spec)
+        return self._release(app.chart, values, app.prefix + name, namespace, self.apps, 0)
+
+    def _release(self, chart: str, values: dict, release: str, namespace: str, source: Release, depth: int) -> Outcome:
+        try:
+            rendered = self.cluster.render(chart, values, release, namespace, source)
+        except helm_python.HelmError as error:
+            return _helm_failure(error)
+        nested = []
+        for manifest in manifests.documents(rendered):
+            try:
+                obj = manifests.parse(manifest)
+            except helm_python.HelmError as error:
+                return Outcome("manifest", manifest.template, f"YAML parse error: {error}")
+            if obj is None:
+                continue
+            for refusal in manifests.apply_problems(manifest, obj):
+                return Outcome("apply", refusal.template, refusal.message)
+            if obj.get("kind") == "HelmRelease" and str(obj.get("apiVersion", "")).startswith("helm.toolkit.fluxcd.io/"):
+                nested.append(obj)
+        if depth >= _NESTING or not self.cluster.release.has_platform or source is not self.cluster.release:
+            return RENDERED
+        for hr in nested:
+            outcome = self._nested(hr, rendered, namespace, depth)
+            if not outcome.ok:
+                return outcome
+        return RENDERED
+
+    def _nested(self, hr: dict, parent: dict[str, str], namespace: str, depth: int) -> Outcome:
+        """A HelmRelease a chart rendered, as helm-controller installs it.
+        Its chart must be an ExternalArtifact the platform serves; its
+        ``valuesFrom`` come from the tenant's ``cozystack-values`` or from
+        what the parent rendered. A source found nowhere (a Secret another
+        controller writes later) leaves the release unjudged."""
+        spec = hr.get("spec") or {}
+        name = hr["metadata"]["name"]
+        ns = hr["metadata"].get("namespace") or namespace
+        ref = spec.get("chartRef") or {}
+        chart = self.cluster.release.artifacts.get(ref.get("name", "")) if ref.get("kind") == "ExternalArtifact" else None
+        if chart is None:
+            return RENDERED
+        values: dict = {}
+        rendered_objects = list(manifests.objects(parent))
+        for source in spec.get("valuesFrom") or []:
+            found = self._values_source(source, ns, rendered_objects)
+            if found is None:
+                if source.get("optional"):
+                    continue
+                return RENDERED
+            values = merge_maps(values, found)
+        values = merge_maps(values, spec.get("values") or {})
+        target = spec.get("targetNamespace") or ns
+        release = spec.get("releaseName") or (f"{spec['targetNamespace']}-{name}" if spec.get("targetNamespace") else name)
+        outcome = self._release(chart, values, release, target, self.cluster.release, depth + 1)
+        return outcome if outcome.ok else outcome.within(name)
+
+    def _values_source(self, source: dict, namespace: str, rendered: list[dict]) -> dict | None:
+        """One ``valuesFrom`` entry's values, as helm-controller reads it
+        (``valuesKey``, default ``values.yaml``; with ``targetPath`` the raw
+        text goes to that path); ``None`` when no such object exists."""
+        kind, name = source.get("kind"), source.get("name")
+        key = source.get("valuesKey") or "values.yaml"
+        text = None
+        if kind == "Secret" and name == "cozystack-values" and namespace in self.cluster.tenant_values:
+            text = json.dumps(self.cluster.values_for(namespace))
+        for obj in rendered if text is None else ():
+            if obj.get("kind") == kind and obj["metadata"].get("name") == name:
+                text = (obj.get("stringData") or {}).get(key)
+                raw = (obj.get("data") or {}).get(key)
+                if text is None and raw is not None:
+                    text = raw if kind == "ConfigMap" else base64.b64decode(raw).decode()
+                break
+        if text is None:
+            return None
+        path = source.get("targetPath")
+        if not path:
+            return helm_python.values_from_yaml(text)
+        out: dict = {}
+        cursor = out
+        *parents, last = path.split(".")
+        for part in parents:
+            cursor = cursor.setdefault(part, {})
+        cursor[last] = text
+        return out

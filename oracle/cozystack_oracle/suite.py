@@ -1,0 +1,214 @@
+"""The differential suite: every sample judged by Helm (the platform's
+render, :mod:`.render`) and by the bundle (:mod:`.bundle`), every
+disagreement either listed with its reason in ``exceptions.yaml`` or a
+failure.
+
+Per chart and in total it prints how often both deny, Helm fails and the
+bundle allows (*missed*), Helm renders and the bundle denies (*false
+denial*), and both allow; then every unlisted disagreement, and the
+template locations where Helm failed with how many of those failures the
+bundle caught.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+import helm_python
+import yaml
+
+from .bundle import Verdict, judge
+from .generate import Sample, samples, stored
+from .pool import Pool, Task
+from .release import Release
+from .render import Outcome
+
+
+@dataclass(frozen=True)
+class Exception_:
+    """One reviewed disagreement (``exceptions.yaml``)."""
+
+    side: str  # "missed" or "denied"
+    reason: str
+    kinds: frozenset[str]
+    #: missed: the Helm location (``file:line``), stage or message pattern.
+    where: str = ""
+    message: str = ""
+    #: missed: the rule the bundle must warn with instead.
+    warns: str = ""
+    #: denied: the bundle rule that denies.
+    rule: str = ""
+    releases: frozenset[str] = frozenset()
+
+    def matches(self, sample: Sample, outcome: Outcome, verdict: Verdict) -> bool:
+        if self.kinds and sample.kind not in self.kinds:
+            return False
+        if self.releases and sample.release not in self.releases:
+            return False
+        if self.side == "missed":
+            if self.where and self.where not in (outcome.location, f"stage:{outcome.stage}"):
+                return False
+            if self.message and not re.search(self.message, outcome.message):
+                return False
+            return not self.warns or self.warns in verdict.rules("warning")
+        return self.rule in verdict.rules()
+
+
+def load_exceptions(path: Path) -> list[Exception_]:
+    data = yaml.safe_load(path.read_text()) if path.is_file() else {}
+    out = []
+    for side in ("missed", "denied"):
+        for entry in (data or {}).get(side) or []:
+            if not entry.get("reason"):
+                raise ValueError(f"{path}: an exception without a reason: {entry}")
+            kinds = entry.get("kinds") or ([entry["kind"]] if entry.get("kind") else [])
+            out.append(
+                Exception_(
+                    side=side,
+                    reason=entry["reason"],
+                    kinds=frozenset(kinds),
+                    where=entry.get("where", ""),
+                    message=entry.get("message", ""),
+                    warns=entry.get("warns", ""),
+                    rule=entry.get("rule", ""),
+                    releases=frozenset(entry.get("releases") or []),
+                )
+            )
+    return out
+
+
+@dataclass
+class Judged:
+    sample: Sample
+    outcome: Outcome
+    verdict: Verdict
+    #: The reviewed exception that accepts a disagreement.
+    excused: Exception_ | None = None
+
+    @property
+    def category(self) -> str:
+        helm_fails, denied = not self.outcome.ok, self.verdict.denied
+        return {(True, True): "both deny", (True, False): "missed", (False, True): "false denial", (False, False): "both allow"}[(helm_fails, denied)]
+
+    def to_json(self) -> dict:
+        return {
+            **self.sample.to_json(),
+            "helm": self.outcome.to_json(),
+            "bundle": {"violations": self.verdict.violations, "warnings": self.verdict.warnings},
+            "category": self.category,
+            "excused": self.excused.reason if self.excused else None,
+        }
+
+
+def _chart_defaults(release: Release) -> dict[str, dict]:
+    return {app.chart: helm_python.Chart.load(release.chart_dir(app.chart)).values or {} for app in release.applications.values()}
+
+
+def run(
+    data: Path,
+    root: Path,
+    cli: Path,
+    seed: int,
+    per_kind: int,
+    versions: list[str],
+    exceptions: Path,
+    report: Path,
+    workdir: Path,
+    workers: int,
+) -> int:
+    started = time.monotonic()
+    platform = Release.at(data, "v1.6.2")
+    accepted = load_exceptions(exceptions)
+    everything: list[Sample] = []
+    releases = {version: Release.at(data, version) for version in versions}
+    for version, release in releases.items():
+        found = samples(release, root / "policies", seed, per_kind, _chart_defaults(release))
+        everything += found + [stored(s, release) for s in found]
+    print(f"oracle: {len(everything)} objects ({', '.join(versions)}, seed {seed})", file=sys.stderr)
+
+    outcomes: dict[int, Outcome] = {}
+    pool = Pool(data, platform.version, workdir, workers)
+    for index, outcome in pool.outcomes(Task(s.release, s.obj) for s in everything):
+        outcomes[index] = outcome
+    print(f"oracle: Helm judged them in {time.monotonic() - started:.0f} s", file=sys.stderr)
+
+    verdicts: dict[str, Verdict] = {}
+    for version in versions:
+        mine = [s for s in everything if s.release == version]
+        settings = {} if version == platform.version else {"values-schema": {"cozystackVersion": version}}
+        verdicts.update(judge(cli, root, mine, settings))
+
+    judged = [Judged(s, outcomes[i], verdicts[s.id]) for i, s in enumerate(everything)]
+    for item in judged:
+        if item.category in ("missed", "false denial"):
+            side = "missed" if item.category == "missed" else "denied"
+            item.excused = next((e for e in accepted if e.side == side and e.matches(item.sample, item.outcome, item.verdict)), None)
+
+    _print_tables(judged, releases)
+    report.parent.mkdir(parents=True, exist_ok=True)
+    report.write_text(json.dumps([j.to_json() for j in judged], indent=1))
+    unlisted = [j for j in judged if j.category in ("missed", "false denial") and j.excused is None]
+    _print_unlisted(unlisted)
+    print(f"oracle: {len(judged)} objects in {time.monotonic() - started:.0f} s; "
+          f"{len(unlisted)} unlisted disagreement(s); report in {report}")
+    return 1 if unlisted else 0
+
+
+def _print_tables(judged: list[Judged], releases: dict[str, Release]) -> None:
+    columns = ("both deny", "missed", "false denial", "both allow")
+    rows: dict[str, Counter] = defaultdict(Counter)
+    families: dict[str, Counter] = defaultdict(Counter)
+    for item in judged:
+        chart = releases[item.sample.release].applications[item.sample.kind].chart
+        label = f"{item.sample.release} {chart}"
+        cell = item.category + (" (listed)" if item.excused else "")
+        rows[label][cell] += 1
+        families[f"{item.sample.release} {chart.split('/')[0]}"][item.category] += 1
+        families["total"][item.category] += 1
+    header = f"{'chart':34} " + " ".join(f"{c:>12}" for c in columns) + f" {'listed':>7}"
+    print(header)
+    for label in sorted(rows):
+        counts = rows[label]
+        listed = sum(v for k, v in counts.items() if k.endswith("(listed)"))
+        print(f"{label:34} " + " ".join(f"{counts[c] + counts[c + ' (listed)']:>12}" for c in columns) + f" {listed:>7}")
+    print()
+    for label in sorted(families):
+        counts = families[label]
+        print(f"{label:34} " + " ".join(f"{counts[c]:>12}" for c in columns) + f"  ({sum(counts.values())} objects)")
+    print()
+    locations: dict[str, Counter] = defaultdict(Counter)
+    for item in judged:
+        if not item.outcome.ok:
+            where = item.outcome.location or f"stage:{item.outcome.stage}"
+            if item.outcome.nested:
+                where += f" (in {'/'.join(item.outcome.nested)})"
+            locations[f"{item.sample.release} {where}"]["failed"] += 1
+            locations[f"{item.sample.release} {where}"]["caught" if item.verdict.denied else "listed" if item.excused else "missed"] += 1
+    print(f"{'where Helm failed':70} {'failed':>7} {'caught':>7} {'listed':>7} {'missed':>7}")
+    for where in sorted(locations):
+        c = locations[where]
+        print(f"{where[:70]:70} {c['failed']:>7} {c['caught']:>7} {c['listed']:>7} {c['missed']:>7}")
+    print()
+
+
+def _print_unlisted(unlisted: list[Judged]) -> None:
+    for item in unlisted[:200]:
+        s = item.sample
+        print(f"UNLISTED {item.category}: {s.id}: {s.note}")
+        print(f"  spec: {json.dumps(s.obj.get('spec'))[:300]}")
+        if item.category == "missed":
+            print(f"  helm: {item.outcome.stage} {item.outcome.location} {'/'.join(item.outcome.nested)}: "
+                  f"{' '.join(item.outcome.message.split())[:400]}")
+            for w in item.verdict.warnings[:3]:
+                print(f"  bundle warns: {w['rule']} {w['field']}: {w['message'][:200]}")
+        else:
+            for v in item.verdict.violations[:3]:
+                print(f"  bundle denies: {v['rule']} {v['field']}: {v['message'][:300]}")
+    if len(unlisted) > 200:
+        print(f"... and {len(unlisted) - 200} more (see the report)")

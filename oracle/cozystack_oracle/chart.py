@@ -2,9 +2,10 @@
 
 Two things of a chart are replaced in a private copy, nothing else:
 
-- ``values.yaml`` holds the values already coalesced the way Helm v4.1.1
-  coalesces them (:mod:`.values`), so the SDK's own coalescing (Helm
-  v4.2.3, which treats ``null`` differently) has nothing left to add;
+- every ``values.yaml`` is empty: the values the SDK gets are already
+  coalesced the way Helm v4.1.1 coalesces them (:mod:`.helm`), so its own
+  coalescing (Helm v4.2.3, which treats ``null`` differently) has nothing
+  to add or drop;
 - every ``lookup`` call reads a fixed cluster (:class:`.cluster.Cluster`)
   instead of the API server, which an offline render does not have: Helm
   answers every lookup with nothing offline, which is what no real cluster
@@ -15,14 +16,18 @@ The templates are otherwise the release's, byte for byte.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import shutil
+import tarfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import helm_python
+
+from .helm import ChartTree, load_tree
 
 #: The template the rewritten lookups call, and the file that defines it.
 LOOKUP_TEMPLATE = "oracle.lookup"
@@ -143,38 +148,52 @@ def lookup_template(objects: dict) -> str:
 
 @dataclass
 class PreparedChart:
-    """A private copy of one chart whose lookups are rewritten."""
+    """A private copy of one chart whose lookups are rewritten and whose
+    ``values.yaml`` files (the chart's and its subcharts') are empty: the
+    values the SDK gets are already complete (:mod:`.helm`)."""
 
     source: Path
     copy: Path
+    #: The chart as the release has it, values and all.
+    tree: ChartTree
     #: How many ``lookup`` calls the templates make.
     lookups: int
 
     @classmethod
     def make(cls, source: Path, copy: Path) -> "PreparedChart":
-        """Copies ``source`` to ``copy`` and rewrites its lookups."""
+        """Copies ``source`` to ``copy``, rewrites its lookups and empties
+        its values."""
         if copy.exists():
             shutil.rmtree(copy)
         shutil.copytree(source, copy)
         lookups = 0
         for path in sorted(copy.rglob("*")):
-            if path.suffix in (".yaml", ".tpl", ".yml", ".txt") and "templates" in path.parts:
+            if path.name == "values.yaml":
+                path.write_text("{}\n")
+            elif path.suffix in (".yaml", ".tpl", ".yml", ".txt") and "templates" in path.parts:
                 text = path.read_text()
                 rewritten, count = rewrite_lookups(text)
                 if count:
                     path.write_text(rewritten)
                     lookups += count
-        return cls(source=source, copy=copy, lookups=lookups)
+        return cls(source=source, copy=copy, tree=load_tree(source), lookups=lookups)
 
-    def load(self, values: dict, objects: dict) -> helm_python.Chart:
-        """The chart with ``values`` as its ``values.yaml`` and lookups
-        answered from ``objects``."""
-        (self.copy / "values.yaml").write_text(json.dumps(values))
+    def fresh_tree(self) -> ChartTree:
+        """The chart's tree to coalesce with, which Helm changes as it goes."""
+        return load_tree(self.source)
+
+    def load(self, objects: dict, installed: ChartTree) -> helm_python.Chart:
+        """The chart with lookups answered from ``objects``, without the
+        subcharts ``installed`` (the tree after ``install_values``) lost."""
         lookups = self.copy / LOOKUP_FILE
         lookups.parent.mkdir(exist_ok=True)
         lookups.write_text(lookup_template(objects))
-        return helm_python.Chart.load(self.copy)
-
-    def defaults(self) -> dict:
-        """The chart's own ``values.yaml``."""
-        return helm_python.Chart.load(self.source).values or {}
+        dropped = {self.copy / p.relative_to(self.source) for p in self.tree.dirs() - installed.dirs()}
+        if not dropped:
+            return helm_python.Chart.load(self.copy)
+        archive = io.BytesIO()
+        with tarfile.open(fileobj=archive, mode="w:gz") as tar:
+            for path in sorted(self.copy.rglob("*")):
+                if path.is_file() and not any(d in path.parents for d in dropped):
+                    tar.add(path, arcname=f"{self.copy.name}/{path.relative_to(self.copy).as_posix()}")
+        return helm_python.Chart.load_archive(archive.getvalue())

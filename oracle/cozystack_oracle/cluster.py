@@ -29,7 +29,8 @@ import helm_python
 from . import manifests
 from .chart import PreparedChart
 from .release import Release
-from .values import coalesce, merge_maps
+from .helm import install_values, reproducible
+from .values import merge_maps
 
 #: The Flux source ``core/platform``'s ``repository.yaml`` looks up and
 #: copies; its spec is not read by any application.
@@ -39,6 +40,10 @@ _PLATFORM_SOURCE = {
     "metadata": {"name": "cozystack-platform", "namespace": "cozy-system"},
     "spec": {"interval": "5m", "url": "oci://ghcr.io/cozystack/cozystack/cozystack-packages"},
 }
+
+
+class NotReproducible(RuntimeError):
+    """The SDK would hand the templates other values than Helm v4.1.1."""
 
 
 def _namespace(name: str) -> dict:
@@ -114,9 +119,15 @@ class Cluster:
         Helm v4.1.1 does, then validated and rendered by the SDK. Raises the
         SDK's errors."""
         prepared = self.chart(chart, release)
-        coalesced = coalesce(prepared.defaults(), values)
-        loaded = prepared.load(coalesced, self.index(namespace))
-        return loaded.render({}, name=name, namespace=namespace, is_install=True)
+        tree = prepared.fresh_tree()
+        coalesced = install_values(tree, values)
+        if not reproducible(tree, coalesced):
+            raise NotReproducible(f"{chart}: the SDK would change these values (a global block)")
+        loaded = prepared.load(self.index(namespace), tree)
+        try:
+            return loaded.render(coalesced, name=name, namespace=namespace, is_install=True)
+        finally:
+            loaded.close()
 
     def add_tenant(self, name: str, parent: str, spec: dict) -> str:
         """Renders the Tenant ``name`` in ``parent`` and records the

@@ -25,7 +25,8 @@ from typing import Any
 import helm_python
 
 from . import manifests
-from .cluster import Cluster
+from .cluster import Cluster, NotReproducible
+from .helm import CoalesceError
 from .release import Release
 from .values import merge_maps
 
@@ -133,6 +134,10 @@ class Renderer:
             rendered = self.cluster.render(chart, values, release, namespace, source)
         except helm_python.HelmError as error:
             return _helm_failure(error)
+        except CoalesceError as error:
+            return Outcome("schema", message=f"chart dependencies processing failed: {error}")
+        except NotReproducible as error:
+            return Outcome("not-reproducible", message=str(error))
         nested = []
         for manifest in manifests.documents(rendered):
             try:

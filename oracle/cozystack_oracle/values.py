@@ -4,12 +4,7 @@
   its ``valuesFrom`` sources, then ``spec.values`` on top
   (fluxcd/helm-controller ``internal/chartutil`` ``ChartValuesFromReferences``
   with fluxcd/pkg ``chartutil.MergeMaps``).
-- :func:`coalesce`: Helm v4.1.1, which helm-controller v1.5.0 embeds,
-  coalesces those values with the chart's ``values.yaml`` before it
-  validates the schema and renders (``pkg/chart/common/util/coalesce.go``).
-  The SDK here is v4.2.3, which handles ``null`` differently, so the
-  oracle coalesces itself and hands the SDK values with nothing left to
-  coalesce (:mod:`.chart`).
+- Helm then coalesces them with the chart's defaults: :mod:`.helm`.
 - :func:`default_like_cozystack_api`: what cozystack-api fills into an
   object it returns (``pkg/registry/apps/application/rest_defaulting.go``),
   so a stored object read back and applied again carries the defaults.
@@ -31,42 +26,6 @@ def merge_maps(base: dict, over: dict | None) -> dict:
             out[key] = merge_maps(out[key], value)
         else:
             out[key] = copy.deepcopy(value)
-    return out
-
-
-def _coalesce_tables(dst: dict, src: dict) -> None:
-    """``coalesceTablesFullKey`` without merge: ``dst`` (the user's) over
-    ``src`` (the chart's). Every ``null`` of ``dst`` is deleted and its
-    default does not come back; keys ``dst`` lacks take ``src``'s; tables
-    meet recursively; otherwise ``dst`` wins whole."""
-    nulls = {key for key, value in dst.items() if value is None}
-    for key in nulls:
-        del dst[key]
-    for key, default in src.items():
-        if key in nulls:
-            continue
-        if key not in dst:
-            dst[key] = copy.deepcopy(default)
-        elif isinstance(dst[key], dict) and isinstance(default, dict):
-            _coalesce_tables(dst[key], default)
-
-
-def coalesce(chart: dict, values: dict | None) -> dict:
-    """The values Helm v4.1.1 validates and renders: ``values`` (the
-    release's) over ``chart`` (its ``values.yaml``), as ``coalesceValues``
-    does for the chart itself. A ``null`` on a key the chart defaults
-    deletes the key and its default; a ``null`` the chart does not default
-    stays."""
-    out = copy.deepcopy(values or {})
-    for key, default in chart.items():
-        if key in out:
-            value = out[key]
-            if value is None:
-                del out[key]
-            elif isinstance(value, dict) and isinstance(default, dict):
-                _coalesce_tables(value, default)
-        else:
-            out[key] = copy.deepcopy(default)
     return out
 
 

@@ -274,5 +274,5 @@ ORACLE_PER_KIND ?= 80
 ORACLE_SEED ?= 1
 
 oracle: dist
-	PYTHONPATH=oracle $$(tools/helm-venv) -m unittest discover -s oracle/tests
+	tools/oracle test
 	tools/oracle suite --seed $(ORACLE_SEED) --per-kind $(ORACLE_PER_KIND)

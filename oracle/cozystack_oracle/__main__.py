@@ -2,6 +2,8 @@
 
     render FILE...        each application object's outcome, as the platform renders it
     suite                 the differential suite (make oracle)
+    nulls                 values-schema's table of nulls that fail a render
+    test                  the oracle's own unit tests
 """
 
 from __future__ import annotations
@@ -10,10 +12,12 @@ import argparse
 import json
 import sys
 import tempfile
+import unittest
 from pathlib import Path
 
 import yaml
 
+from . import nulls as nulls_table
 from . import suite
 from .cluster import Cluster
 from .release import Release
@@ -30,6 +34,10 @@ def main(argv: list[str]) -> int:
     render = commands.add_parser("render", help="render application objects as the platform does")
     render.add_argument("--release", default="v1.6.2", help="whose charts: v1.6.2 or v1.5.4")
     render.add_argument("files", nargs="+", type=Path)
+    nulls = commands.add_parser("nulls", help="write values-schema's table of nulls that fail a render")
+    nulls.add_argument("--release", action="append", dest="releases", help="v1.6.2 and/or v1.5.4 (default both)")
+    nulls.add_argument("--workers", type=int, default=0)
+    commands.add_parser("test", help="the oracle's own unit tests")
     run = commands.add_parser("suite", help="the differential suite against the bundle")
     run.add_argument("--seed", type=int, default=1)
     run.add_argument("--per-kind", type=int, default=80, help="samples per kind and release (before their stored copies)")
@@ -47,6 +55,13 @@ def main(argv: list[str]) -> int:
                 for obj in yaml.safe_load_all(path.read_text()):
                     if obj:
                         print(json.dumps({"object": f"{obj.get('kind')} {obj.get('metadata', {}).get('namespace')}/{obj.get('metadata', {}).get('name')}", **renderer.application(obj).to_json()}))
+        return 0
+    if args.command == "test":
+        tests = unittest.defaultTestLoader.discover(str(HERE / "tests"), top_level_dir=str(HERE))
+        return 0 if unittest.TextTestRunner(verbosity=1).run(tests).wasSuccessful() else 1
+    if args.command == "nulls":
+        with tempfile.TemporaryDirectory(prefix="oracle-") as work:
+            nulls_table.write(args.data, ROOT, args.releases or ["v1.6.2", "v1.5.4"], Path(work), args.workers)
         return 0
     with tempfile.TemporaryDirectory(prefix="oracle-") as work:
         return suite.run(

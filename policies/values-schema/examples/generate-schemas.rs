@@ -19,14 +19,14 @@ fn main() -> ExitCode {
         .map_or_else(|| crate_dir.join("../../../shared/data"), PathBuf::from);
     let yaml =
         |text: &str| bundle::yaml::from_str::<serde_json::Value>(text).map_err(|e| e.to_string());
-    let files = match values_schema::generate::generate_from(&data, &yaml) {
+    let schemas = crate_dir.join("schemas");
+    let files = match values_schema::generate::generate_from(&data, &schemas, &yaml) {
         Ok(files) => files,
         Err(error) => {
             eprintln!("generate-schemas: {error}");
             return ExitCode::FAILURE;
         }
     };
-    let schemas = crate_dir.join("schemas");
     // Stale schema files of a release or chart no longer shipped.
     if let Ok(versions) = std::fs::read_dir(&schemas) {
         for version in versions.flatten().filter(|e| e.path().is_dir()) {
@@ -40,7 +40,8 @@ fn main() -> ExitCode {
                     version.file_name().to_string_lossy(),
                     file.file_name().to_string_lossy()
                 );
-                if !files.iter().any(|(path, _)| *path == relative)
+                if file.file_name() != values_schema::generate::NULLS
+                    && !files.iter().any(|(path, _)| *path == relative)
                     && let Err(error) = std::fs::remove_file(file.path())
                 {
                     eprintln!("generate-schemas: cannot remove {relative}: {error}");

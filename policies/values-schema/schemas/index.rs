@@ -16,6 +16,7 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_extra_bootbox::SCHEMA,
                 defaults: v1_6_2_extra_bootbox::DEFAULTS,
                 immutable: &[],
+                nulls: &[],
             },
             App {
                 kind: "Bucket",
@@ -24,6 +25,7 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_apps_bucket::SCHEMA,
                 defaults: v1_6_2_apps_bucket::DEFAULTS,
                 immutable: &[],
+                nulls: &[],
             },
             App {
                 kind: "ClickHouse",
@@ -32,6 +34,33 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_apps_clickhouse::SCHEMA,
                 defaults: v1_6_2_apps_clickhouse::DEFAULTS,
                 immutable: &["spec.storageClass"],
+                nulls: &[
+                    NullFailure {
+                        path: &["backup"],
+                        at: "clickhouse/templates/clickhouse.yaml:152",
+                        helm: "<.Values.backup.enabled>: nil pointer evaluating interface {}.enabled",
+                    },
+                    NullFailure {
+                        path: &["clickhouseKeeper"],
+                        at: "clickhouse/templates/workloadmonitor.yaml:16",
+                        helm: "<.Values.clickhouseKeeper.enabled>: nil pointer evaluating interface {}.enabled",
+                    },
+                    NullFailure {
+                        path: &["clickhouseKeeper", "resourcesPreset"],
+                        at: "clickhouse/templates/chkeeper.yaml:61",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                    NullFailure {
+                        path: &["resourcesPreset"],
+                        at: "clickhouse/templates/clickhouse.yaml:146",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                    NullFailure {
+                        path: &["users"],
+                        at: "clickhouse/templates/clickhouse.yaml:5",
+                        helm: "<set $users \"backup\" dict>: error calling set: assignment to entry in nil map",
+                    },
+                ],
             },
             App {
                 kind: "Etcd",
@@ -40,6 +69,13 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_extra_etcd::SCHEMA,
                 defaults: v1_6_2_extra_etcd::DEFAULTS,
                 immutable: &[],
+                nulls: &[
+                    NullFailure {
+                        path: &["size"],
+                        at: "etcd/templates/etcd-cluster.yaml:25",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                ],
             },
             App {
                 kind: "ExternalDNS",
@@ -48,6 +84,18 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_extra_external_dns::SCHEMA,
                 defaults: v1_6_2_extra_external_dns::DEFAULTS,
                 immutable: &[],
+                nulls: &[
+                    NullFailure {
+                        path: &["cloudflare"],
+                        at: "external-dns/templates/external-dns.yaml:49",
+                        helm: "<.Values.cloudflare.apiToken>: nil pointer evaluating interface {}.apiToken",
+                    },
+                    NullFailure {
+                        path: &["resourcesPreset"],
+                        at: "external-dns/templates/external-dns.yaml:166",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                ],
             },
             App {
                 kind: "FoundationDB",
@@ -56,6 +104,38 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_apps_foundationdb::SCHEMA,
                 defaults: v1_6_2_apps_foundationdb::DEFAULTS,
                 immutable: &["spec.storage.storageClass"],
+                nulls: &[
+                    NullFailure {
+                        path: &["backup"],
+                        at: "foundationdb/templates/dashboard-resourcemap.yaml:17",
+                        helm: "<.Values.backup.enabled>: nil pointer evaluating interface {}.enabled",
+                    },
+                    NullFailure {
+                        path: &["cluster"],
+                        at: "foundationdb/templates/workloadmonitor.yaml:13",
+                        helm: "<.Values.cluster.processCounts.storage>: nil pointer evaluating interface {}.processCounts",
+                    },
+                    NullFailure {
+                        path: &["monitoring"],
+                        at: "foundationdb/templates/workloadmonitor.yaml:1",
+                        helm: "<.Values.monitoring.enabled>: nil pointer evaluating interface {}.enabled",
+                    },
+                    NullFailure {
+                        path: &["resourcesPreset"],
+                        at: "foundationdb/templates/cluster.yaml:70",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                    NullFailure {
+                        path: &["securityContext"],
+                        at: "foundationdb/templates/cluster.yaml:67",
+                        helm: "<.Values.securityContext.runAsGroup>: nil pointer evaluating interface {}.runAsGroup",
+                    },
+                    NullFailure {
+                        path: &["storage"],
+                        at: "foundationdb/templates/cluster.yaml:96",
+                        helm: "<.Values.storage.storageClass>: nil pointer evaluating interface {}.storageClass",
+                    },
+                ],
             },
             App {
                 kind: "HTTPCache",
@@ -64,6 +144,23 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_apps_http_cache::SCHEMA,
                 defaults: v1_6_2_apps_http_cache::DEFAULTS,
                 immutable: &["spec.storageClass"],
+                nulls: &[
+                    NullFailure {
+                        path: &["external"],
+                        at: "http-cache/templates/haproxy/service.yaml:10",
+                        helm: "<.Values.external>: wrong type for value; expected bool; got interface {}",
+                    },
+                    NullFailure {
+                        path: &["haproxy"],
+                        at: "http-cache/templates/haproxy/deployment.yaml:10",
+                        helm: "<.Values.haproxy.replicas>: nil pointer evaluating interface {}.replicas",
+                    },
+                    NullFailure {
+                        path: &["nginx"],
+                        at: "http-cache/templates/nginx/deployment.yaml:14",
+                        helm: "<$.Values.nginx.replicas>: nil pointer evaluating interface {}.replicas",
+                    },
+                ],
             },
             App {
                 kind: "Harbor",
@@ -72,6 +169,58 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_apps_harbor::SCHEMA,
                 defaults: v1_6_2_apps_harbor::DEFAULTS,
                 immutable: &["spec.storageClass"],
+                nulls: &[
+                    NullFailure {
+                        path: &["core"],
+                        at: "harbor/templates/harbor.yaml:173",
+                        helm: "<.Values.core.resourcesPreset>: nil pointer evaluating interface {}.resourcesPreset",
+                    },
+                    NullFailure {
+                        path: &["core", "resourcesPreset"],
+                        at: "harbor/templates/harbor.yaml:173",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                    NullFailure {
+                        path: &["database"],
+                        at: "harbor/templates/harbor.yaml:119",
+                        helm: "<.Values.database.replicas>: nil pointer evaluating interface {}.replicas",
+                    },
+                    NullFailure {
+                        path: &["jobservice"],
+                        at: "harbor/templates/harbor.yaml:180",
+                        helm: "<.Values.jobservice.resourcesPreset>: nil pointer evaluating interface {}.resourcesPreset",
+                    },
+                    NullFailure {
+                        path: &["jobservice", "resourcesPreset"],
+                        at: "harbor/templates/harbor.yaml:180",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                    NullFailure {
+                        path: &["redis"],
+                        at: "harbor/templates/harbor.yaml:125",
+                        helm: "<.Values.redis.replicas>: nil pointer evaluating interface {}.replicas",
+                    },
+                    NullFailure {
+                        path: &["registry"],
+                        at: "harbor/templates/harbor.yaml:176",
+                        helm: "<.Values.registry.resourcesPreset>: nil pointer evaluating interface {}.resourcesPreset",
+                    },
+                    NullFailure {
+                        path: &["registry", "resourcesPreset"],
+                        at: "harbor/templates/harbor.yaml:176",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                    NullFailure {
+                        path: &["trivy"],
+                        at: "harbor/templates/harbor.yaml:151",
+                        helm: "<.Values.trivy.enabled>: nil pointer evaluating interface {}.enabled",
+                    },
+                    NullFailure {
+                        path: &["trivy", "resourcesPreset"],
+                        at: "harbor/templates/harbor.yaml:184",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                ],
             },
             App {
                 kind: "Info",
@@ -80,6 +229,7 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_extra_info::SCHEMA,
                 defaults: v1_6_2_extra_info::DEFAULTS,
                 immutable: &[],
+                nulls: &[],
             },
             App {
                 kind: "Ingress",
@@ -88,6 +238,13 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_extra_ingress::SCHEMA,
                 defaults: v1_6_2_extra_ingress::DEFAULTS,
                 immutable: &[],
+                nulls: &[
+                    NullFailure {
+                        path: &["resourcesPreset"],
+                        at: "ingress/templates/nginx-ingress.yaml:89",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                ],
             },
             App {
                 kind: "Kafka",
@@ -96,6 +253,23 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_apps_kafka::SCHEMA,
                 defaults: v1_6_2_apps_kafka::DEFAULTS,
                 immutable: &["spec.kafka.storageClass", "spec.zookeeper.storageClass"],
+                nulls: &[
+                    NullFailure {
+                        path: &["kafka"],
+                        at: "kafka/templates/workloadmonitor.yaml:7",
+                        helm: "<.Values.kafka.resourcesPreset>: nil pointer evaluating interface {}.resourcesPreset",
+                    },
+                    NullFailure {
+                        path: &["tls"],
+                        at: "kafka/templates/kafka.yaml:15",
+                        helm: "<.Values.tls.enabled>: nil pointer evaluating interface {}.enabled",
+                    },
+                    NullFailure {
+                        path: &["zookeeper"],
+                        at: "kafka/templates/workloadmonitor.yaml:25",
+                        helm: "<.Values.zookeeper.resourcesPreset>: nil pointer evaluating interface {}.resourcesPreset",
+                    },
+                ],
             },
             App {
                 kind: "Kubernetes",
@@ -104,6 +278,43 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_apps_kubernetes::SCHEMA,
                 defaults: v1_6_2_apps_kubernetes::DEFAULTS,
                 immutable: &["spec.storageClass"],
+                nulls: &[
+                    NullFailure {
+                        path: &["addons"],
+                        at: "kubernetes/templates/helmreleases/victoria-metrics-operator.yaml:1",
+                        helm: "<.Values.addons.monitoringAgents.enabled>: nil pointer evaluating interface {}.monitoringAgents",
+                    },
+                    NullFailure {
+                        path: &["controlPlane"],
+                        at: "kubernetes/templates/oidc-rbac-job.yaml:200",
+                        helm: "<.Values.controlPlane.apiServer.extraArgs>: nil pointer evaluating interface {}.apiServer",
+                    },
+                    NullFailure {
+                        path: &["images"],
+                        at: "kubernetes/templates/talos/talos-reconcile-job.yaml:560",
+                        helm: "<$.Values.images.kubectl>: nil pointer evaluating interface {}.kubectl",
+                    },
+                    NullFailure {
+                        path: &["nodeHealthCheck"],
+                        at: "kubernetes/templates/cluster.yaml:821",
+                        helm: "<$.Values.nodeHealthCheck.maxUnhealthy>: nil pointer evaluating interface {}.maxUnhealthy",
+                    },
+                    NullFailure {
+                        path: &["oidc"],
+                        at: "kubernetes/templates/oidc-rbac-job.yaml:164",
+                        helm: "<.Values.oidc.mode>: nil pointer evaluating interface {}.mode",
+                    },
+                    NullFailure {
+                        path: &["talos"],
+                        at: "kubernetes/templates/talos/talos-reconcile-job.yaml:469",
+                        helm: "<$.Values.talos.version>: nil pointer evaluating interface {}.version",
+                    },
+                    NullFailure {
+                        path: &["version"],
+                        at: "kubernetes/templates/talos/talos-reconcile-job.yaml:468",
+                        helm: "<.Values.version>: wrong type for value; expected string; got interface {}",
+                    },
+                ],
             },
             App {
                 kind: "KubernetesNodes",
@@ -112,6 +323,33 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_apps_kubernetes_nodes::SCHEMA,
                 defaults: v1_6_2_apps_kubernetes_nodes::DEFAULTS,
                 immutable: &[],
+                nulls: &[
+                    NullFailure {
+                        path: &["cluster"],
+                        at: "kubernetes-nodes/templates/talos-reconcile-job.yaml:28",
+                        helm: "kubernetes-nodes: .Values.cluster is required — set it to the parent Kubernetes CR name so the pool attaches to cluster kubernetes-<cluster>",
+                    },
+                    NullFailure {
+                        path: &["images"],
+                        at: "kubernetes-nodes/templates/talos-reconcile-job.yaml:437",
+                        helm: "<$.Values.images.kubectl>: nil pointer evaluating interface {}.kubectl",
+                    },
+                    NullFailure {
+                        path: &["maxUnhealthy"],
+                        at: "kubernetes-nodes/templates/nodegroup.yaml:479",
+                        helm: "maxUnhealthy must be a bare integer (e.g. 0, 1) or an integer percentage (e.g. 50%), got \"<nil>\"",
+                    },
+                    NullFailure {
+                        path: &["talos"],
+                        at: "kubernetes-nodes/templates/talos-reconcile-job.yaml:371",
+                        helm: "<$.Values.talos.version>: nil pointer evaluating interface {}.version",
+                    },
+                    NullFailure {
+                        path: &["version"],
+                        at: "kubernetes-nodes/templates/talos-reconcile-job.yaml:370",
+                        helm: "<.Values.version>: wrong type for value; expected string; got interface {}",
+                    },
+                ],
             },
             App {
                 kind: "MariaDB",
@@ -120,6 +358,28 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_apps_mariadb::SCHEMA,
                 defaults: v1_6_2_apps_mariadb::DEFAULTS,
                 immutable: &["spec.storageClass"],
+                nulls: &[
+                    NullFailure {
+                        path: &["backup"],
+                        at: "mariadb/templates/backup-secret.yaml:1",
+                        helm: "<.Values.backup.enabled>: nil pointer evaluating interface {}.enabled",
+                    },
+                    NullFailure {
+                        path: &["resourcesPreset"],
+                        at: "mariadb/templates/mariadb.yaml:117",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                    NullFailure {
+                        path: &["users"],
+                        at: "mariadb/templates/secret.yaml:11",
+                        helm: "<.Values.users.root>: nil pointer evaluating interface {}.root",
+                    },
+                    NullFailure {
+                        path: &["version"],
+                        at: "mariadb/templates/mariadb.yaml:11",
+                        helm: "<.Values.version>: wrong type for value; expected string; got interface {}",
+                    },
+                ],
             },
             App {
                 kind: "MongoDB",
@@ -128,6 +388,28 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_apps_mongodb::SCHEMA,
                 defaults: v1_6_2_apps_mongodb::DEFAULTS,
                 immutable: &["spec.storageClass"],
+                nulls: &[
+                    NullFailure {
+                        path: &["backup"],
+                        at: "mongodb/templates/mongodb.yaml:152",
+                        helm: "<.Values.backup.enabled>: nil pointer evaluating interface {}.enabled",
+                    },
+                    NullFailure {
+                        path: &["bootstrap"],
+                        at: "mongodb/templates/restore.yaml:1",
+                        helm: "<.Values.bootstrap.enabled>: nil pointer evaluating interface {}.enabled",
+                    },
+                    NullFailure {
+                        path: &["resourcesPreset"],
+                        at: "mongodb/templates/mongodb.yaml:91",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                    NullFailure {
+                        path: &["version"],
+                        at: "mongodb/templates/mongodb.yaml:17",
+                        helm: "<$version>: invalid value; expected string",
+                    },
+                ],
             },
             App {
                 kind: "Monitoring",
@@ -136,6 +418,7 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_extra_monitoring::SCHEMA,
                 defaults: v1_6_2_extra_monitoring::DEFAULTS,
                 immutable: &[],
+                nulls: &[],
             },
             App {
                 kind: "NATS",
@@ -144,6 +427,28 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_apps_nats::SCHEMA,
                 defaults: v1_6_2_apps_nats::DEFAULTS,
                 immutable: &["spec.storageClass"],
+                nulls: &[
+                    NullFailure {
+                        path: &["config"],
+                        at: "nats/templates/nats.yaml:67",
+                        helm: "<.Values.config.merge>: nil pointer evaluating interface {}.merge",
+                    },
+                    NullFailure {
+                        path: &["jetstream"],
+                        at: "nats/templates/nats.yaml:110",
+                        helm: "<.Values.jetstream.enabled>: nil pointer evaluating interface {}.enabled",
+                    },
+                    NullFailure {
+                        path: &["resourcesPreset"],
+                        at: "nats/templates/nats.yaml:59",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                    NullFailure {
+                        path: &["tls"],
+                        at: "nats/templates/nats.yaml:2",
+                        helm: "<.Values.tls.enabled>: nil pointer evaluating interface {}.enabled",
+                    },
+                ],
             },
             App {
                 kind: "OpenBAO",
@@ -152,6 +457,13 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_apps_openbao::SCHEMA,
                 defaults: v1_6_2_apps_openbao::DEFAULTS,
                 immutable: &["spec.storageClass"],
+                nulls: &[
+                    NullFailure {
+                        path: &["resourcesPreset"],
+                        at: "openbao/templates/openbao.yaml:30",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                ],
             },
             App {
                 kind: "OpenSearch",
@@ -160,6 +472,28 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_apps_opensearch::SCHEMA,
                 defaults: v1_6_2_apps_opensearch::DEFAULTS,
                 immutable: &["spec.storageClass"],
+                nulls: &[
+                    NullFailure {
+                        path: &["dashboards"],
+                        at: "opensearch/templates/security.yaml:116",
+                        helm: "<.Values.dashboards.enabled>: nil pointer evaluating interface {}.enabled",
+                    },
+                    NullFailure {
+                        path: &["images"],
+                        at: "opensearch/templates/opensearch.yaml:18",
+                        helm: "<.Values.images.opensearch>: nil pointer evaluating interface {}.opensearch",
+                    },
+                    NullFailure {
+                        path: &["nodeRoles"],
+                        at: "opensearch/templates/opensearch.yaml:61",
+                        helm: "<.Values.nodeRoles.master>: nil pointer evaluating interface {}.master",
+                    },
+                    NullFailure {
+                        path: &["resourcesPreset"],
+                        at: "opensearch/templates/opensearch.yaml:22",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                ],
             },
             App {
                 kind: "Postgres",
@@ -168,6 +502,63 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_apps_postgres::SCHEMA,
                 defaults: v1_6_2_apps_postgres::DEFAULTS,
                 immutable: &["spec.storageClass"],
+                nulls: &[
+                    NullFailure {
+                        path: &["backup"],
+                        at: "postgres/templates/db.yaml:34",
+                        helm: "<.Values.backup.s3CredentialsSecret>: nil pointer evaluating interface {}.s3CredentialsSecret",
+                    },
+                    NullFailure {
+                        path: &["bootstrap"],
+                        at: "postgres/templates/init-script.yaml:34",
+                        helm: "<.Values.bootstrap.enabled>: nil pointer evaluating interface {}.enabled",
+                    },
+                    NullFailure {
+                        path: &["databases"],
+                        at: "postgres/templates/init-script.yaml:78",
+                        helm: "<.Values.databases>: wrong type for value; expected map[string]interface {}; got interface {}",
+                    },
+                    NullFailure {
+                        path: &["postgresql"],
+                        at: "postgres/templates/db.yaml:206",
+                        helm: "<.Values.postgresql.parameters>: nil pointer evaluating interface {}.parameters",
+                    },
+                    NullFailure {
+                        path: &["postgresql", "parameters"],
+                        at: "postgres/templates/db.yaml:206",
+                        helm: "<.Values.postgresql.parameters>: wrong type for value; expected map[string]interface {}; got interface {}",
+                    },
+                    NullFailure {
+                        path: &["quorum"],
+                        at: "postgres/templates/db.yaml:217",
+                        helm: "<.Values.quorum.minSyncReplicas>: nil pointer evaluating interface {}.minSyncReplicas",
+                    },
+                    NullFailure {
+                        path: &["resourcesPreset"],
+                        at: "postgres/templates/db.yaml:190",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                    NullFailure {
+                        path: &["size"],
+                        at: "postgres/templates/db.yaml:224",
+                        helm: ".Values.size is required",
+                    },
+                    NullFailure {
+                        path: &["tls"],
+                        at: "postgres/templates/db.yaml:1",
+                        helm: "<.Values.tls.enabled>: nil pointer evaluating interface {}.enabled",
+                    },
+                    NullFailure {
+                        path: &["users"],
+                        at: "postgres/templates/init-script.yaml:63",
+                        helm: "<.Values.users>: wrong type for value; expected map[string]interface {}; got interface {}",
+                    },
+                    NullFailure {
+                        path: &["version"],
+                        at: "postgres/templates/init-job.yaml:33",
+                        helm: "<.Values.version>: wrong type for value; expected string; got interface {}",
+                    },
+                ],
             },
             App {
                 kind: "Qdrant",
@@ -176,6 +567,18 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_apps_qdrant::SCHEMA,
                 defaults: v1_6_2_apps_qdrant::DEFAULTS,
                 immutable: &["spec.storageClass"],
+                nulls: &[
+                    NullFailure {
+                        path: &["resourcesPreset"],
+                        at: "qdrant/templates/qdrant.yaml:28",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                    NullFailure {
+                        path: &["tls"],
+                        at: "qdrant/templates/qdrant.yaml:1",
+                        helm: "<.Values.tls.enabled>: nil pointer evaluating interface {}.enabled",
+                    },
+                ],
             },
             App {
                 kind: "RabbitMQ",
@@ -184,6 +587,18 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_apps_rabbitmq::SCHEMA,
                 defaults: v1_6_2_apps_rabbitmq::DEFAULTS,
                 immutable: &["spec.storageClass"],
+                nulls: &[
+                    NullFailure {
+                        path: &["resourcesPreset"],
+                        at: "rabbitmq/templates/rabbitmq.yaml:15",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                    NullFailure {
+                        path: &["version"],
+                        at: "rabbitmq/templates/rabbitmq.yaml:10",
+                        helm: "<.Values.version>: wrong type for value; expected string; got interface {}",
+                    },
+                ],
             },
             App {
                 kind: "Redis",
@@ -192,6 +607,18 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_apps_redis::SCHEMA,
                 defaults: v1_6_2_apps_redis::DEFAULTS,
                 immutable: &["spec.storageClass"],
+                nulls: &[
+                    NullFailure {
+                        path: &["resourcesPreset"],
+                        at: "redis/templates/redisfailover.yaml:28",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                    NullFailure {
+                        path: &["version"],
+                        at: "redis/templates/redisfailover.yaml:30",
+                        helm: "<.Values.version>: wrong type for value; expected string; got interface {}",
+                    },
+                ],
             },
             App {
                 kind: "SeaweedFS",
@@ -200,6 +627,73 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_extra_seaweedfs::SCHEMA,
                 defaults: v1_6_2_extra_seaweedfs::DEFAULTS,
                 immutable: &[],
+                nulls: &[
+                    NullFailure {
+                        path: &["db"],
+                        at: "seaweedfs/templates/seaweedfs.yaml:480",
+                        helm: "<.Values.db.replicas>: nil pointer evaluating interface {}.replicas",
+                    },
+                    NullFailure {
+                        path: &["db", "resourcesPreset"],
+                        at: "seaweedfs/templates/seaweedfs-db.yaml:42",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                    NullFailure {
+                        path: &["filer"],
+                        at: "seaweedfs/templates/seaweedfs.yaml:331",
+                        helm: "<.Values.filer.replicas>: nil pointer evaluating interface {}.replicas",
+                    },
+                    NullFailure {
+                        path: &["filer", "resourcesPreset"],
+                        at: "seaweedfs/templates/seaweedfs.yaml:334",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                    NullFailure {
+                        path: &["master"],
+                        at: "seaweedfs/templates/seaweedfs.yaml:236",
+                        helm: "<.Values.master.replicas>: nil pointer evaluating interface {}.replicas",
+                    },
+                    NullFailure {
+                        path: &["master", "resourcesPreset"],
+                        at: "seaweedfs/templates/seaweedfs.yaml:237",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                    NullFailure {
+                        path: &["replicationFactor"],
+                        at: "seaweedfs/templates/seaweedfs.yaml:9",
+                        helm: "Invalid value for .Values.replicationFactor. Must be at least 1.",
+                    },
+                    NullFailure {
+                        path: &["s3"],
+                        at: "seaweedfs/templates/seaweedfs.yaml:336",
+                        helm: "<.Values.s3.replicas>: nil pointer evaluating interface {}.replicas",
+                    },
+                    NullFailure {
+                        path: &["s3", "resourcesPreset"],
+                        at: "seaweedfs/templates/seaweedfs.yaml:369",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                    NullFailure {
+                        path: &["topology"],
+                        at: "seaweedfs/templates/seaweedfs.yaml:3",
+                        helm: "Invalid value for .Values.topology. Must be one of 'Simple', 'MultiZone' or 'Client'.",
+                    },
+                    NullFailure {
+                        path: &["volume"],
+                        at: "seaweedfs/templates/storage-pool-bucket-classes.yaml:4",
+                        helm: "<.Values.volume.pools>: nil pointer evaluating interface {}.pools",
+                    },
+                    NullFailure {
+                        path: &["volume", "pools"],
+                        at: "seaweedfs/templates/seaweedfs.yaml:256",
+                        helm: "<len .Values.volume.pools>: error calling len: len of nil pointer",
+                    },
+                    NullFailure {
+                        path: &["volume", "resourcesPreset"],
+                        at: "seaweedfs/templates/seaweedfs.yaml:243",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                ],
             },
             App {
                 kind: "TCPBalancer",
@@ -208,6 +702,18 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_apps_tcp_balancer::SCHEMA,
                 defaults: v1_6_2_apps_tcp_balancer::DEFAULTS,
                 immutable: &[],
+                nulls: &[
+                    NullFailure {
+                        path: &["external"],
+                        at: "tcp-balancer/templates/service.yaml:10",
+                        helm: "<.Values.external>: wrong type for value; expected bool; got interface {}",
+                    },
+                    NullFailure {
+                        path: &["resourcesPreset"],
+                        at: "tcp-balancer/templates/deployment.yaml:37",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                ],
             },
             App {
                 kind: "Tenant",
@@ -216,6 +722,7 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_apps_tenant::SCHEMA,
                 defaults: v1_6_2_apps_tenant::DEFAULTS,
                 immutable: &[],
+                nulls: &[],
             },
             App {
                 kind: "VMDisk",
@@ -224,6 +731,13 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_apps_vm_disk::SCHEMA,
                 defaults: v1_6_2_apps_vm_disk::DEFAULTS,
                 immutable: &["spec.storageClass"],
+                nulls: &[
+                    NullFailure {
+                        path: &["source"],
+                        at: "vm-disk/templates/dv.yaml:6",
+                        helm: "<.Values.source>: wrong type for value; expected map[string]interface {}; got interface {}",
+                    },
+                ],
             },
             App {
                 kind: "VMInstance",
@@ -232,6 +746,18 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_apps_vm_instance::SCHEMA,
                 defaults: v1_6_2_apps_vm_instance::DEFAULTS,
                 immutable: &[],
+                nulls: &[
+                    NullFailure {
+                        path: &["external"],
+                        at: "vm-instance/templates/vm-update-hook.yaml:9",
+                        helm: "<.Values.external>: wrong type for value; expected bool; got interface {}",
+                    },
+                    NullFailure {
+                        path: &["instanceType"],
+                        at: "vm-instance/templates/vm.yaml:8",
+                        helm: "Either instanceType or resources (cpu, sockets, memory) must be specified",
+                    },
+                ],
             },
             App {
                 kind: "VPN",
@@ -240,6 +766,18 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_apps_vpn::SCHEMA,
                 defaults: v1_6_2_apps_vpn::DEFAULTS,
                 immutable: &[],
+                nulls: &[
+                    NullFailure {
+                        path: &["external"],
+                        at: "vpn/templates/service.yaml:17",
+                        helm: "<.Values.external>: wrong type for value; expected bool; got interface {}",
+                    },
+                    NullFailure {
+                        path: &["resourcesPreset"],
+                        at: "vpn/templates/deployment.yaml:46",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                ],
             },
             App {
                 kind: "VirtualPrivateCloud",
@@ -248,6 +786,7 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_apps_vpc::SCHEMA,
                 defaults: v1_6_2_apps_vpc::DEFAULTS,
                 immutable: &[],
+                nulls: &[],
             },
         ],
     },
@@ -262,6 +801,7 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_extra_bootbox::SCHEMA,
                 defaults: v1_6_2_extra_bootbox::DEFAULTS,
                 immutable: &[],
+                nulls: &[],
             },
             App {
                 kind: "Bucket",
@@ -270,6 +810,7 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_apps_bucket::SCHEMA,
                 defaults: v1_6_2_apps_bucket::DEFAULTS,
                 immutable: &[],
+                nulls: &[],
             },
             App {
                 kind: "ClickHouse",
@@ -278,6 +819,33 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_apps_clickhouse::SCHEMA,
                 defaults: v1_6_2_apps_clickhouse::DEFAULTS,
                 immutable: &["spec.storageClass"],
+                nulls: &[
+                    NullFailure {
+                        path: &["backup"],
+                        at: "clickhouse/templates/clickhouse.yaml:152",
+                        helm: "<.Values.backup.enabled>: nil pointer evaluating interface {}.enabled",
+                    },
+                    NullFailure {
+                        path: &["clickhouseKeeper"],
+                        at: "clickhouse/templates/workloadmonitor.yaml:16",
+                        helm: "<.Values.clickhouseKeeper.enabled>: nil pointer evaluating interface {}.enabled",
+                    },
+                    NullFailure {
+                        path: &["clickhouseKeeper", "resourcesPreset"],
+                        at: "clickhouse/templates/chkeeper.yaml:61",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                    NullFailure {
+                        path: &["resourcesPreset"],
+                        at: "clickhouse/templates/clickhouse.yaml:146",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                    NullFailure {
+                        path: &["users"],
+                        at: "clickhouse/templates/clickhouse.yaml:5",
+                        helm: "<set $users \"backup\" dict>: error calling set: assignment to entry in nil map",
+                    },
+                ],
             },
             App {
                 kind: "Etcd",
@@ -286,6 +854,18 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_5_4_extra_etcd::SCHEMA,
                 defaults: v1_5_4_extra_etcd::DEFAULTS,
                 immutable: &[],
+                nulls: &[
+                    NullFailure {
+                        path: &["backup"],
+                        at: "etcd/templates/etcd-backup-schedule.yaml:1",
+                        helm: "<.Values.backup.enabled>: nil pointer evaluating interface {}.enabled",
+                    },
+                    NullFailure {
+                        path: &["size"],
+                        at: "etcd/templates/etcd-cluster.yaml:17",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                ],
             },
             App {
                 kind: "ExternalDNS",
@@ -294,6 +874,18 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_extra_external_dns::SCHEMA,
                 defaults: v1_6_2_extra_external_dns::DEFAULTS,
                 immutable: &[],
+                nulls: &[
+                    NullFailure {
+                        path: &["cloudflare"],
+                        at: "external-dns/templates/external-dns.yaml:49",
+                        helm: "<.Values.cloudflare.apiToken>: nil pointer evaluating interface {}.apiToken",
+                    },
+                    NullFailure {
+                        path: &["resourcesPreset"],
+                        at: "external-dns/templates/external-dns.yaml:166",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                ],
             },
             App {
                 kind: "FoundationDB",
@@ -302,6 +894,38 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_apps_foundationdb::SCHEMA,
                 defaults: v1_6_2_apps_foundationdb::DEFAULTS,
                 immutable: &["spec.storage.storageClass"],
+                nulls: &[
+                    NullFailure {
+                        path: &["backup"],
+                        at: "foundationdb/templates/dashboard-resourcemap.yaml:17",
+                        helm: "<.Values.backup.enabled>: nil pointer evaluating interface {}.enabled",
+                    },
+                    NullFailure {
+                        path: &["cluster"],
+                        at: "foundationdb/templates/workloadmonitor.yaml:13",
+                        helm: "<.Values.cluster.processCounts.storage>: nil pointer evaluating interface {}.processCounts",
+                    },
+                    NullFailure {
+                        path: &["monitoring"],
+                        at: "foundationdb/templates/workloadmonitor.yaml:1",
+                        helm: "<.Values.monitoring.enabled>: nil pointer evaluating interface {}.enabled",
+                    },
+                    NullFailure {
+                        path: &["resourcesPreset"],
+                        at: "foundationdb/templates/cluster.yaml:70",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                    NullFailure {
+                        path: &["securityContext"],
+                        at: "foundationdb/templates/cluster.yaml:67",
+                        helm: "<.Values.securityContext.runAsGroup>: nil pointer evaluating interface {}.runAsGroup",
+                    },
+                    NullFailure {
+                        path: &["storage"],
+                        at: "foundationdb/templates/cluster.yaml:96",
+                        helm: "<.Values.storage.storageClass>: nil pointer evaluating interface {}.storageClass",
+                    },
+                ],
             },
             App {
                 kind: "HTTPCache",
@@ -310,6 +934,23 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_apps_http_cache::SCHEMA,
                 defaults: v1_6_2_apps_http_cache::DEFAULTS,
                 immutable: &["spec.storageClass"],
+                nulls: &[
+                    NullFailure {
+                        path: &["external"],
+                        at: "http-cache/templates/haproxy/service.yaml:10",
+                        helm: "<.Values.external>: wrong type for value; expected bool; got interface {}",
+                    },
+                    NullFailure {
+                        path: &["haproxy"],
+                        at: "http-cache/templates/haproxy/deployment.yaml:10",
+                        helm: "<.Values.haproxy.replicas>: nil pointer evaluating interface {}.replicas",
+                    },
+                    NullFailure {
+                        path: &["nginx"],
+                        at: "http-cache/templates/nginx/deployment.yaml:14",
+                        helm: "<$.Values.nginx.replicas>: nil pointer evaluating interface {}.replicas",
+                    },
+                ],
             },
             App {
                 kind: "Harbor",
@@ -318,6 +959,58 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_apps_harbor::SCHEMA,
                 defaults: v1_6_2_apps_harbor::DEFAULTS,
                 immutable: &["spec.storageClass"],
+                nulls: &[
+                    NullFailure {
+                        path: &["core"],
+                        at: "harbor/templates/harbor.yaml:173",
+                        helm: "<.Values.core.resourcesPreset>: nil pointer evaluating interface {}.resourcesPreset",
+                    },
+                    NullFailure {
+                        path: &["core", "resourcesPreset"],
+                        at: "harbor/templates/harbor.yaml:173",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                    NullFailure {
+                        path: &["database"],
+                        at: "harbor/templates/harbor.yaml:119",
+                        helm: "<.Values.database.replicas>: nil pointer evaluating interface {}.replicas",
+                    },
+                    NullFailure {
+                        path: &["jobservice"],
+                        at: "harbor/templates/harbor.yaml:180",
+                        helm: "<.Values.jobservice.resourcesPreset>: nil pointer evaluating interface {}.resourcesPreset",
+                    },
+                    NullFailure {
+                        path: &["jobservice", "resourcesPreset"],
+                        at: "harbor/templates/harbor.yaml:180",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                    NullFailure {
+                        path: &["redis"],
+                        at: "harbor/templates/harbor.yaml:125",
+                        helm: "<.Values.redis.replicas>: nil pointer evaluating interface {}.replicas",
+                    },
+                    NullFailure {
+                        path: &["registry"],
+                        at: "harbor/templates/harbor.yaml:176",
+                        helm: "<.Values.registry.resourcesPreset>: nil pointer evaluating interface {}.resourcesPreset",
+                    },
+                    NullFailure {
+                        path: &["registry", "resourcesPreset"],
+                        at: "harbor/templates/harbor.yaml:176",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                    NullFailure {
+                        path: &["trivy"],
+                        at: "harbor/templates/harbor.yaml:151",
+                        helm: "<.Values.trivy.enabled>: nil pointer evaluating interface {}.enabled",
+                    },
+                    NullFailure {
+                        path: &["trivy", "resourcesPreset"],
+                        at: "harbor/templates/harbor.yaml:184",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                ],
             },
             App {
                 kind: "Info",
@@ -326,6 +1019,7 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_extra_info::SCHEMA,
                 defaults: v1_6_2_extra_info::DEFAULTS,
                 immutable: &[],
+                nulls: &[],
             },
             App {
                 kind: "Ingress",
@@ -334,6 +1028,13 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_extra_ingress::SCHEMA,
                 defaults: v1_6_2_extra_ingress::DEFAULTS,
                 immutable: &[],
+                nulls: &[
+                    NullFailure {
+                        path: &["resourcesPreset"],
+                        at: "ingress/templates/nginx-ingress.yaml:64",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                ],
             },
             App {
                 kind: "Kafka",
@@ -342,6 +1043,23 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_apps_kafka::SCHEMA,
                 defaults: v1_6_2_apps_kafka::DEFAULTS,
                 immutable: &["spec.kafka.storageClass", "spec.zookeeper.storageClass"],
+                nulls: &[
+                    NullFailure {
+                        path: &["kafka"],
+                        at: "kafka/templates/workloadmonitor.yaml:7",
+                        helm: "<.Values.kafka.resourcesPreset>: nil pointer evaluating interface {}.resourcesPreset",
+                    },
+                    NullFailure {
+                        path: &["tls"],
+                        at: "kafka/templates/kafka.yaml:15",
+                        helm: "<.Values.tls.enabled>: nil pointer evaluating interface {}.enabled",
+                    },
+                    NullFailure {
+                        path: &["zookeeper"],
+                        at: "kafka/templates/workloadmonitor.yaml:25",
+                        helm: "<.Values.zookeeper.resourcesPreset>: nil pointer evaluating interface {}.resourcesPreset",
+                    },
+                ],
             },
             App {
                 kind: "Kubernetes",
@@ -350,6 +1068,28 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_5_4_apps_kubernetes::SCHEMA,
                 defaults: v1_5_4_apps_kubernetes::DEFAULTS,
                 immutable: &["spec.storageClass"],
+                nulls: &[
+                    NullFailure {
+                        path: &["addons"],
+                        at: "kubernetes/templates/helmreleases/victoria-metrics-operator.yaml:1",
+                        helm: "<.Values.addons.monitoringAgents.enabled>: nil pointer evaluating interface {}.monitoringAgents",
+                    },
+                    NullFailure {
+                        path: &["controlPlane"],
+                        at: "kubernetes/templates/cluster.yaml:186",
+                        helm: "<.Values.controlPlane.apiServer.resourcesPreset>: nil pointer evaluating interface {}.apiServer",
+                    },
+                    NullFailure {
+                        path: &["images"],
+                        at: "kubernetes/templates/kccm/manager.yaml:27",
+                        helm: "<.Values.images.waitForKubeconfig>: nil pointer evaluating interface {}.waitForKubeconfig",
+                    },
+                    NullFailure {
+                        path: &["version"],
+                        at: "kubernetes/templates/cluster.yaml:194",
+                        helm: "<.Values.version>: wrong type for value; expected string; got interface {}",
+                    },
+                ],
             },
             App {
                 kind: "MariaDB",
@@ -358,6 +1098,28 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_apps_mariadb::SCHEMA,
                 defaults: v1_6_2_apps_mariadb::DEFAULTS,
                 immutable: &["spec.storageClass"],
+                nulls: &[
+                    NullFailure {
+                        path: &["backup"],
+                        at: "mariadb/templates/backup-secret.yaml:1",
+                        helm: "<.Values.backup.enabled>: nil pointer evaluating interface {}.enabled",
+                    },
+                    NullFailure {
+                        path: &["resourcesPreset"],
+                        at: "mariadb/templates/mariadb.yaml:109",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                    NullFailure {
+                        path: &["users"],
+                        at: "mariadb/templates/secret.yaml:11",
+                        helm: "<.Values.users.root>: nil pointer evaluating interface {}.root",
+                    },
+                    NullFailure {
+                        path: &["version"],
+                        at: "mariadb/templates/mariadb.yaml:11",
+                        helm: "<.Values.version>: wrong type for value; expected string; got interface {}",
+                    },
+                ],
             },
             App {
                 kind: "MongoDB",
@@ -366,6 +1128,28 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_apps_mongodb::SCHEMA,
                 defaults: v1_6_2_apps_mongodb::DEFAULTS,
                 immutable: &["spec.storageClass"],
+                nulls: &[
+                    NullFailure {
+                        path: &["backup"],
+                        at: "mongodb/templates/mongodb.yaml:152",
+                        helm: "<.Values.backup.enabled>: nil pointer evaluating interface {}.enabled",
+                    },
+                    NullFailure {
+                        path: &["bootstrap"],
+                        at: "mongodb/templates/restore.yaml:1",
+                        helm: "<.Values.bootstrap.enabled>: nil pointer evaluating interface {}.enabled",
+                    },
+                    NullFailure {
+                        path: &["resourcesPreset"],
+                        at: "mongodb/templates/mongodb.yaml:91",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                    NullFailure {
+                        path: &["version"],
+                        at: "mongodb/templates/mongodb.yaml:17",
+                        helm: "<$version>: invalid value; expected string",
+                    },
+                ],
             },
             App {
                 kind: "Monitoring",
@@ -374,6 +1158,7 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_5_4_extra_monitoring::SCHEMA,
                 defaults: v1_5_4_extra_monitoring::DEFAULTS,
                 immutable: &[],
+                nulls: &[],
             },
             App {
                 kind: "NATS",
@@ -382,6 +1167,28 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_apps_nats::SCHEMA,
                 defaults: v1_6_2_apps_nats::DEFAULTS,
                 immutable: &["spec.storageClass"],
+                nulls: &[
+                    NullFailure {
+                        path: &["config"],
+                        at: "nats/templates/nats.yaml:67",
+                        helm: "<.Values.config.merge>: nil pointer evaluating interface {}.merge",
+                    },
+                    NullFailure {
+                        path: &["jetstream"],
+                        at: "nats/templates/nats.yaml:110",
+                        helm: "<.Values.jetstream.enabled>: nil pointer evaluating interface {}.enabled",
+                    },
+                    NullFailure {
+                        path: &["resourcesPreset"],
+                        at: "nats/templates/nats.yaml:59",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                    NullFailure {
+                        path: &["tls"],
+                        at: "nats/templates/nats.yaml:2",
+                        helm: "<.Values.tls.enabled>: nil pointer evaluating interface {}.enabled",
+                    },
+                ],
             },
             App {
                 kind: "OpenBAO",
@@ -390,6 +1197,13 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_apps_openbao::SCHEMA,
                 defaults: v1_6_2_apps_openbao::DEFAULTS,
                 immutable: &["spec.storageClass"],
+                nulls: &[
+                    NullFailure {
+                        path: &["resourcesPreset"],
+                        at: "openbao/templates/openbao.yaml:30",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                ],
             },
             App {
                 kind: "OpenSearch",
@@ -398,6 +1212,28 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_apps_opensearch::SCHEMA,
                 defaults: v1_6_2_apps_opensearch::DEFAULTS,
                 immutable: &["spec.storageClass"],
+                nulls: &[
+                    NullFailure {
+                        path: &["dashboards"],
+                        at: "opensearch/templates/security.yaml:116",
+                        helm: "<.Values.dashboards.enabled>: nil pointer evaluating interface {}.enabled",
+                    },
+                    NullFailure {
+                        path: &["images"],
+                        at: "opensearch/templates/opensearch.yaml:18",
+                        helm: "<.Values.images.opensearch>: nil pointer evaluating interface {}.opensearch",
+                    },
+                    NullFailure {
+                        path: &["nodeRoles"],
+                        at: "opensearch/templates/opensearch.yaml:61",
+                        helm: "<.Values.nodeRoles.master>: nil pointer evaluating interface {}.master",
+                    },
+                    NullFailure {
+                        path: &["resourcesPreset"],
+                        at: "opensearch/templates/opensearch.yaml:22",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                ],
             },
             App {
                 kind: "Postgres",
@@ -406,6 +1242,63 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_apps_postgres::SCHEMA,
                 defaults: v1_6_2_apps_postgres::DEFAULTS,
                 immutable: &["spec.storageClass"],
+                nulls: &[
+                    NullFailure {
+                        path: &["backup"],
+                        at: "postgres/templates/db.yaml:34",
+                        helm: "<.Values.backup.s3CredentialsSecret>: nil pointer evaluating interface {}.s3CredentialsSecret",
+                    },
+                    NullFailure {
+                        path: &["bootstrap"],
+                        at: "postgres/templates/init-script.yaml:34",
+                        helm: "<.Values.bootstrap.enabled>: nil pointer evaluating interface {}.enabled",
+                    },
+                    NullFailure {
+                        path: &["databases"],
+                        at: "postgres/templates/init-script.yaml:78",
+                        helm: "<.Values.databases>: wrong type for value; expected map[string]interface {}; got interface {}",
+                    },
+                    NullFailure {
+                        path: &["postgresql"],
+                        at: "postgres/templates/db.yaml:246",
+                        helm: "<.Values.postgresql.parameters>: nil pointer evaluating interface {}.parameters",
+                    },
+                    NullFailure {
+                        path: &["postgresql", "parameters"],
+                        at: "postgres/templates/db.yaml:246",
+                        helm: "<.Values.postgresql.parameters>: wrong type for value; expected map[string]interface {}; got interface {}",
+                    },
+                    NullFailure {
+                        path: &["quorum"],
+                        at: "postgres/templates/db.yaml:257",
+                        helm: "<.Values.quorum.minSyncReplicas>: nil pointer evaluating interface {}.minSyncReplicas",
+                    },
+                    NullFailure {
+                        path: &["resourcesPreset"],
+                        at: "postgres/templates/db.yaml:230",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                    NullFailure {
+                        path: &["size"],
+                        at: "postgres/templates/db.yaml:264",
+                        helm: ".Values.size is required",
+                    },
+                    NullFailure {
+                        path: &["tls"],
+                        at: "postgres/templates/db.yaml:1",
+                        helm: "<.Values.tls.enabled>: nil pointer evaluating interface {}.enabled",
+                    },
+                    NullFailure {
+                        path: &["users"],
+                        at: "postgres/templates/init-script.yaml:63",
+                        helm: "<.Values.users>: wrong type for value; expected map[string]interface {}; got interface {}",
+                    },
+                    NullFailure {
+                        path: &["version"],
+                        at: "postgres/templates/init-job.yaml:32",
+                        helm: "<.Values.version>: wrong type for value; expected string; got interface {}",
+                    },
+                ],
             },
             App {
                 kind: "Qdrant",
@@ -414,6 +1307,18 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_apps_qdrant::SCHEMA,
                 defaults: v1_6_2_apps_qdrant::DEFAULTS,
                 immutable: &["spec.storageClass"],
+                nulls: &[
+                    NullFailure {
+                        path: &["resourcesPreset"],
+                        at: "qdrant/templates/qdrant.yaml:28",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                    NullFailure {
+                        path: &["tls"],
+                        at: "qdrant/templates/qdrant.yaml:1",
+                        helm: "<.Values.tls.enabled>: nil pointer evaluating interface {}.enabled",
+                    },
+                ],
             },
             App {
                 kind: "RabbitMQ",
@@ -422,6 +1327,18 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_apps_rabbitmq::SCHEMA,
                 defaults: v1_6_2_apps_rabbitmq::DEFAULTS,
                 immutable: &["spec.storageClass"],
+                nulls: &[
+                    NullFailure {
+                        path: &["resourcesPreset"],
+                        at: "rabbitmq/templates/rabbitmq.yaml:15",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                    NullFailure {
+                        path: &["version"],
+                        at: "rabbitmq/templates/rabbitmq.yaml:10",
+                        helm: "<.Values.version>: wrong type for value; expected string; got interface {}",
+                    },
+                ],
             },
             App {
                 kind: "Redis",
@@ -430,6 +1347,18 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_apps_redis::SCHEMA,
                 defaults: v1_6_2_apps_redis::DEFAULTS,
                 immutable: &["spec.storageClass"],
+                nulls: &[
+                    NullFailure {
+                        path: &["resourcesPreset"],
+                        at: "redis/templates/redisfailover.yaml:28",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                    NullFailure {
+                        path: &["version"],
+                        at: "redis/templates/redisfailover.yaml:30",
+                        helm: "<.Values.version>: wrong type for value; expected string; got interface {}",
+                    },
+                ],
             },
             App {
                 kind: "SeaweedFS",
@@ -438,6 +1367,73 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_extra_seaweedfs::SCHEMA,
                 defaults: v1_6_2_extra_seaweedfs::DEFAULTS,
                 immutable: &[],
+                nulls: &[
+                    NullFailure {
+                        path: &["db"],
+                        at: "seaweedfs/templates/seaweedfs.yaml:480",
+                        helm: "<.Values.db.replicas>: nil pointer evaluating interface {}.replicas",
+                    },
+                    NullFailure {
+                        path: &["db", "resourcesPreset"],
+                        at: "seaweedfs/templates/seaweedfs-db.yaml:42",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                    NullFailure {
+                        path: &["filer"],
+                        at: "seaweedfs/templates/seaweedfs.yaml:331",
+                        helm: "<.Values.filer.replicas>: nil pointer evaluating interface {}.replicas",
+                    },
+                    NullFailure {
+                        path: &["filer", "resourcesPreset"],
+                        at: "seaweedfs/templates/seaweedfs.yaml:334",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                    NullFailure {
+                        path: &["master"],
+                        at: "seaweedfs/templates/seaweedfs.yaml:236",
+                        helm: "<.Values.master.replicas>: nil pointer evaluating interface {}.replicas",
+                    },
+                    NullFailure {
+                        path: &["master", "resourcesPreset"],
+                        at: "seaweedfs/templates/seaweedfs.yaml:237",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                    NullFailure {
+                        path: &["replicationFactor"],
+                        at: "seaweedfs/templates/seaweedfs.yaml:9",
+                        helm: "Invalid value for .Values.replicationFactor. Must be at least 1.",
+                    },
+                    NullFailure {
+                        path: &["s3"],
+                        at: "seaweedfs/templates/seaweedfs.yaml:336",
+                        helm: "<.Values.s3.replicas>: nil pointer evaluating interface {}.replicas",
+                    },
+                    NullFailure {
+                        path: &["s3", "resourcesPreset"],
+                        at: "seaweedfs/templates/seaweedfs.yaml:369",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                    NullFailure {
+                        path: &["topology"],
+                        at: "seaweedfs/templates/seaweedfs.yaml:3",
+                        helm: "Invalid value for .Values.topology. Must be one of 'Simple', 'MultiZone' or 'Client'.",
+                    },
+                    NullFailure {
+                        path: &["volume"],
+                        at: "seaweedfs/templates/storage-pool-bucket-classes.yaml:4",
+                        helm: "<.Values.volume.pools>: nil pointer evaluating interface {}.pools",
+                    },
+                    NullFailure {
+                        path: &["volume", "pools"],
+                        at: "seaweedfs/templates/seaweedfs.yaml:256",
+                        helm: "<len .Values.volume.pools>: error calling len: len of nil pointer",
+                    },
+                    NullFailure {
+                        path: &["volume", "resourcesPreset"],
+                        at: "seaweedfs/templates/seaweedfs.yaml:243",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                ],
             },
             App {
                 kind: "TCPBalancer",
@@ -446,6 +1442,18 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_apps_tcp_balancer::SCHEMA,
                 defaults: v1_6_2_apps_tcp_balancer::DEFAULTS,
                 immutable: &[],
+                nulls: &[
+                    NullFailure {
+                        path: &["external"],
+                        at: "tcp-balancer/templates/service.yaml:10",
+                        helm: "<.Values.external>: wrong type for value; expected bool; got interface {}",
+                    },
+                    NullFailure {
+                        path: &["resourcesPreset"],
+                        at: "tcp-balancer/templates/deployment.yaml:37",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                ],
             },
             App {
                 kind: "Tenant",
@@ -454,6 +1462,7 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_apps_tenant::SCHEMA,
                 defaults: v1_6_2_apps_tenant::DEFAULTS,
                 immutable: &[],
+                nulls: &[],
             },
             App {
                 kind: "VMDisk",
@@ -462,6 +1471,13 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_apps_vm_disk::SCHEMA,
                 defaults: v1_6_2_apps_vm_disk::DEFAULTS,
                 immutable: &["spec.storageClass"],
+                nulls: &[
+                    NullFailure {
+                        path: &["source"],
+                        at: "vm-disk/templates/dv.yaml:6",
+                        helm: "<.Values.source>: wrong type for value; expected map[string]interface {}; got interface {}",
+                    },
+                ],
             },
             App {
                 kind: "VMInstance",
@@ -470,6 +1486,18 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_apps_vm_instance::SCHEMA,
                 defaults: v1_6_2_apps_vm_instance::DEFAULTS,
                 immutable: &[],
+                nulls: &[
+                    NullFailure {
+                        path: &["external"],
+                        at: "vm-instance/templates/vm-update-hook.yaml:9",
+                        helm: "<.Values.external>: wrong type for value; expected bool; got interface {}",
+                    },
+                    NullFailure {
+                        path: &["instanceType"],
+                        at: "vm-instance/templates/vm.yaml:8",
+                        helm: "Either instanceType or resources (cpu, sockets, memory) must be specified",
+                    },
+                ],
             },
             App {
                 kind: "VPN",
@@ -478,6 +1506,18 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_apps_vpn::SCHEMA,
                 defaults: v1_6_2_apps_vpn::DEFAULTS,
                 immutable: &[],
+                nulls: &[
+                    NullFailure {
+                        path: &["external"],
+                        at: "vpn/templates/service.yaml:17",
+                        helm: "<.Values.external>: wrong type for value; expected bool; got interface {}",
+                    },
+                    NullFailure {
+                        path: &["resourcesPreset"],
+                        at: "vpn/templates/deployment.yaml:46",
+                        helm: "<.>: invalid value; expected string",
+                    },
+                ],
             },
             App {
                 kind: "VirtualPrivateCloud",
@@ -486,6 +1526,7 @@ pub static RELEASES: &[Release] = &[
                 schema: &v1_6_2_apps_vpc::SCHEMA,
                 defaults: v1_6_2_apps_vpc::DEFAULTS,
                 immutable: &[],
+                nulls: &[],
             },
         ],
     },

@@ -64,6 +64,20 @@ pub struct Definition {
     pub schema: String,
 }
 
+/// A defaulted key whose `null` makes the chart fail to render, as the
+/// Helm oracle found it (`schemas/<version>/nulls.json`, written by
+/// `tools/oracle nulls`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+pub struct NullFailure {
+    /// The key's path below `spec`.
+    pub path: Vec<String>,
+    /// Where the render fails: `postgres/templates/db.yaml:224`.
+    #[serde(rename = "where")]
+    pub at: String,
+    /// Helm's message there, on one line.
+    pub helm: String,
+}
+
 /// One Cozystack release's inputs.
 #[derive(Debug, Clone)]
 pub struct Release {
@@ -71,6 +85,8 @@ pub struct Release {
     pub version: String,
     pub charts: Vec<Chart>,
     pub definitions: Vec<Definition>,
+    /// Kind -> its keys whose `null` fails the render.
+    pub nulls: BTreeMap<String, Vec<NullFailure>>,
 }
 
 /// The releases the crate ships, newest first: the first is the default.
@@ -118,10 +134,12 @@ const SCHEMA_MAPS: &[&str] = &[
     "dependentSchemas",
 ];
 
-/// Reads one release from `dir` (`.../cozystack-v1.6.2`); `yaml` parses an
-/// ApplicationDefinition file into JSON.
+/// Reads one release from `dir` (`.../cozystack-v1.6.2`) and the oracle's
+/// table of nulls that fail its render (`nulls`, a `nulls.json`); `yaml`
+/// parses an ApplicationDefinition file into JSON.
 pub fn read_release(
     dir: &Path,
+    nulls: &Path,
     version: &str,
     yaml: &dyn Fn(&str) -> Result<Value, String>,
 ) -> Result<Release, String> {
@@ -172,10 +190,13 @@ pub fn read_release(
             schema: field("openAPISchema")?,
         });
     }
+    let nulls = serde_json::from_str(&read(nulls)?)
+        .map_err(|e| format!("{}: {e}", nulls.display()))?;
     Ok(Release {
         version: version.to_owned(),
         charts,
         definitions,
+        nulls,
     })
 }
 
@@ -384,11 +405,12 @@ pub fn generate(releases: &[Release]) -> Result<Vec<(String, String)>, String> {
             let immutable: Vec<String> = app.immutable.iter().map(|p| format!("{p:?}")).collect();
             let _ = writeln!(
                 index,
-                "            App {{\n                kind: {:?},\n                plural: {:?},\n                chart: {:?},\n                schema: &{module}::SCHEMA,\n                defaults: {module}::DEFAULTS,\n                immutable: &[{}],\n            }},",
+                "            App {{\n                kind: {:?},\n                plural: {:?},\n                chart: {:?},\n                schema: &{module}::SCHEMA,\n                defaults: {module}::DEFAULTS,\n                immutable: &[{}],\n                nulls: &[{}],\n            }},",
                 app.kind,
                 app.plural,
                 app.dir,
                 immutable.join(", "),
+                null_failures(release.nulls.get(&app.kind)),
                 module = app.module,
             );
         }
@@ -412,6 +434,28 @@ pub fn generate(releases: &[Release]) -> Result<Vec<(String, String)>, String> {
     files.push(("schemas/index.rs".to_owned(), index));
     files.sort();
     Ok(files)
+}
+
+/// The index's `nulls` of one kind.
+fn null_failures(found: Option<&Vec<NullFailure>>) -> String {
+    let entries: Vec<String> = found
+        .into_iter()
+        .flatten()
+        .map(|null| {
+            let path: Vec<String> = null.path.iter().map(|key| format!("{key:?}")).collect();
+            format!(
+                "\n                    NullFailure {{\n                        path: &[{}],\n                        at: {:?},\n                        helm: {:?},\n                    }},",
+                path.join(", "),
+                null.at,
+                null.helm
+            )
+        })
+        .collect();
+    if entries.is_empty() {
+        String::new()
+    } else {
+        format!("{}\n                ", entries.concat())
+    }
 }
 
 /// One chart tree the module embeds, and the releases that ship it.
@@ -687,18 +731,31 @@ fn emit_members(members: &[(&str, Json)], depth: usize, out: &mut String) {
     let _ = write!(out, "{}]", pad(depth));
 }
 
-/// Reads every shipped release below `data` (`../shared/data`) and
+/// Reads every shipped release below `data` (`../shared/data`), with the
+/// oracle's tables of nulls in `schemas` (the crate's `schemas/`), and
 /// generates the files.
 pub fn generate_from(
     data: &Path,
+    schemas: &Path,
     yaml: &dyn Fn(&str) -> Result<Value, String>,
 ) -> Result<Vec<(String, String)>, String> {
     let releases = VERSIONS
         .iter()
-        .map(|version| read_release(&data.join(format!("cozystack-{version}")), version, yaml))
+        .map(|version| {
+            read_release(
+                &data.join(format!("cozystack-{version}")),
+                &schemas.join(version).join(NULLS),
+                version,
+                yaml,
+            )
+        })
         .collect::<Result<Vec<_>, _>>()?;
     generate(&releases)
 }
+
+/// The oracle's table of nulls under `schemas/<version>/`: an input the
+/// generator reads, never writes.
+pub const NULLS: &str = "nulls.json";
 
 #[cfg(test)]
 mod tests {
@@ -759,6 +816,14 @@ mod tests {
                 schema: r#"{"properties":{"subnets":{"type":"object"}},"type":"object"}"#
                     .to_owned(),
             }],
+            nulls: BTreeMap::from([(
+                "VirtualPrivateCloud".to_owned(),
+                vec![NullFailure {
+                    path: vec!["subnets".to_owned()],
+                    at: "vpc/templates/vpc.yaml:3".to_owned(),
+                    helm: "<.Values.subnets>: nil".to_owned(),
+                }],
+            )]),
         };
         let files = generate(std::slice::from_ref(&release)).unwrap();
         let paths: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
@@ -773,6 +838,10 @@ mod tests {
         let index = &files[0].1;
         assert!(index.contains("kind: \"VirtualPrivateCloud\""), "{index}");
         assert!(index.contains("not shipped): extra-gateway."), "{index}");
+        assert!(
+            index.contains("path: &[\"subnets\"],\n                        at: \"vpc/templates/vpc.yaml:3\","),
+            "{index}"
+        );
         let mut unsupported = release.clone();
         unsupported.charts[0].schema =
             r#"{"type":"object","properties":{"subnets":{"type":"object","minProperties":1}}}"#

@@ -51,6 +51,8 @@ shared::policy!(Settings, evaluate, READS);
 enum Severity {
     /// Against the chart's schema: Helm would refuse to render.
     Violation,
+    /// A `null` the chart's templates fail on.
+    NullFailsRender,
     /// A key the chart does not declare, as `undeclaredKeys` says.
     Undeclared,
 }
@@ -105,6 +107,16 @@ fn raw_at<'v>(spec: Option<&'v Value>, path: &FieldPath) -> Option<&'v Value> {
     Some(value)
 }
 
+/// Whether `spec` sets the defaulted key at `path` to `null` below tables
+/// only: then Helm deletes it with its default ([`helm::coalesce`]).
+fn null_deletes(spec: Option<&Value>, path: &[&str]) -> bool {
+    let mut value = spec;
+    for key in path {
+        value = value.and_then(Value::as_object).and_then(|map| map.get(*key));
+    }
+    value.is_some_and(Value::is_null)
+}
+
 /// Everything wrong with one object's `spec` (absent: no user values).
 fn check(spec: Option<&Value>, app: &App, release: &Release, settings: &Settings) -> Vec<Check> {
     let base = FieldPath::parse("spec");
@@ -124,6 +136,20 @@ fn check(spec: Option<&Value>, app: &App, release: &Release, settings: &Settings
                 path,
                 message,
                 severity: Severity::Violation,
+            });
+        }
+    }
+    for null in app.nulls {
+        let path = null
+            .path
+            .iter()
+            .fold(base.clone(), |path, key| path.key(key));
+        let reported = found.iter().any(|c: &Check| c.path == path);
+        if !reported && null_deletes(spec, null.path) {
+            found.push(Check {
+                message: messages::null_fails_render(app, null),
+                path,
+                severity: Severity::NullFailsRender,
             });
         }
     }
@@ -219,11 +245,13 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
     }
     for finding in found {
         let already = stored.contains(&finding);
-        let deny = finding.severity == Severity::Violation
-            || settings.undeclared_keys == UndeclaredKeys::Deny;
-        let rule = match finding.severity {
-            Severity::Violation => rules::SCHEMA_VIOLATION,
-            Severity::Undeclared => rules::UNDECLARED_KEY,
+        let (rule, deny) = match finding.severity {
+            Severity::Violation => (rules::SCHEMA_VIOLATION, true),
+            Severity::NullFailsRender => (rules::NULL_FAILS_RENDER, true),
+            Severity::Undeclared => (
+                rules::UNDECLARED_KEY,
+                settings.undeclared_keys == UndeclaredKeys::Deny,
+            ),
         };
         if deny {
             review.violation_unless_stored(already, rule, finding.path, finding.message);

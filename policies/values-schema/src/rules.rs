@@ -13,6 +13,15 @@ pub const SCHEMA_VIOLATION: Rule = Rule {
     source: "`packages/{apps,extra}/<chart>/values.schema.json` of the selected release; Helm `pkg/chartutil/jsonschema.go`, `coalesce.go`",
 };
 
+/// A `null` the chart's templates fail on.
+pub const NULL_FAILS_RENDER: Rule = Rule {
+    policy: POLICY,
+    id: "null-fails-render",
+    level: Level::Deny,
+    summary: "a `null` on a key the chart defaults, which Helm deletes with its default, where a template then fails (found by rendering every chart with Helm)",
+    source: "Helm v4.1.1 `pkg/chart/common/util/coalesce.go` (a null deletes the key); the templates named in `schemas/<version>/nulls.json`",
+};
+
 /// A key the chart does not declare.
 pub const UNDECLARED_KEY: Rule = Rule {
     policy: POLICY,
@@ -34,5 +43,10 @@ pub const SPEC_NOT_CHECKED: Rule = Rule {
 /// The catalogue.
 pub const RULES: Catalogue = Catalogue {
     policy: POLICY,
-    own: &[SCHEMA_VIOLATION, UNDECLARED_KEY, SPEC_NOT_CHECKED],
+    own: &[
+        SCHEMA_VIOLATION,
+        NULL_FAILS_RENDER,
+        UNDECLARED_KEY,
+        SPEC_NOT_CHECKED,
+    ],
 };

@@ -131,6 +131,21 @@ pub struct App {
     pub defaults: &'static [(&'static str, Json)],
     /// Dotted paths whose schema says `self == oldSelf` (storageclass-immutable's).
     pub immutable: &'static [&'static str],
+    /// The defaulted keys whose `null` makes the chart's templates fail,
+    /// as the Helm oracle rendered them (`nulls.json`).
+    pub nulls: &'static [NullFailure],
+}
+
+/// A defaulted key whose `null` makes the chart fail to render: Helm
+/// deletes the key with its default, and a template then reads it.
+#[derive(Debug)]
+pub struct NullFailure {
+    /// The key's path below `spec`.
+    pub path: &'static [&'static str],
+    /// Where the render fails: `postgres/templates/db.yaml:224`.
+    pub at: &'static str,
+    /// Helm's message there.
+    pub helm: &'static str,
 }
 
 /// One Cozystack release.
@@ -143,7 +158,7 @@ pub struct Release {
 }
 
 mod index {
-    use super::{Additional, App, Json, Release, Schema};
+    use super::{Additional, App, Json, NullFailure, Release, Schema};
     include!("../schemas/index.rs");
 }
 

@@ -190,8 +190,8 @@ pub fn read_release(
             schema: field("openAPISchema")?,
         });
     }
-    let nulls = serde_json::from_str(&read(nulls)?)
-        .map_err(|e| format!("{}: {e}", nulls.display()))?;
+    let nulls =
+        serde_json::from_str(&read(nulls)?).map_err(|e| format!("{}: {e}", nulls.display()))?;
     Ok(Release {
         version: version.to_owned(),
         charts,
@@ -839,7 +839,9 @@ mod tests {
         assert!(index.contains("kind: \"VirtualPrivateCloud\""), "{index}");
         assert!(index.contains("not shipped): extra-gateway."), "{index}");
         assert!(
-            index.contains("path: &[\"subnets\"],\n                        at: \"vpc/templates/vpc.yaml:3\","),
+            index.contains(
+                "path: &[\"subnets\"],\n                        at: \"vpc/templates/vpc.yaml:3\","
+            ),
             "{index}"
         );
         let mut unsupported = release.clone();

@@ -21,6 +21,7 @@
 //! findings about an immutable storage class whose value changes belong to
 //! storageclass-immutable: each failure is reported by one policy.
 
+pub mod bounds;
 pub mod generate;
 pub mod helm;
 pub mod messages;
@@ -53,6 +54,8 @@ enum Severity {
     Violation,
     /// A `null` the chart's templates fail on.
     NullFailsRender,
+    /// A count too large for Helm to render.
+    RenderBound,
     /// A key the chart does not declare, as `undeclaredKeys` says.
     Undeclared,
 }
@@ -112,7 +115,9 @@ fn raw_at<'v>(spec: Option<&'v Value>, path: &FieldPath) -> Option<&'v Value> {
 fn null_deletes(spec: Option<&Value>, path: &[&str]) -> bool {
     let mut value = spec;
     for key in path {
-        value = value.and_then(Value::as_object).and_then(|map| map.get(*key));
+        value = value
+            .and_then(Value::as_object)
+            .and_then(|map| map.get(*key));
     }
     value.is_some_and(Value::is_null)
 }
@@ -150,6 +155,22 @@ fn check(spec: Option<&Value>, app: &App, release: &Release, settings: &Settings
                 message: messages::null_fails_render(app, null),
                 path,
                 severity: Severity::NullFailsRender,
+            });
+        }
+    }
+    for bound in bounds::BOUNDS.iter().filter(|b| b.kind == app.kind) {
+        let path = bound
+            .path
+            .iter()
+            .fold(base.clone(), |path, key| path.key(key));
+        let count = raw_at(spec, &path).and_then(Value::as_f64);
+        if let Some(count) = count.filter(|n| *n > f64::from(bounds::MAX))
+            && !found.iter().any(|c: &Check| c.path == path)
+        {
+            found.push(Check {
+                message: messages::render_bound(app, bound, count),
+                path,
+                severity: Severity::RenderBound,
             });
         }
     }
@@ -248,6 +269,7 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
         let (rule, deny) = match finding.severity {
             Severity::Violation => (rules::SCHEMA_VIOLATION, true),
             Severity::NullFailsRender => (rules::NULL_FAILS_RENDER, true),
+            Severity::RenderBound => (rules::RENDER_BOUND, true),
             Severity::Undeclared => (
                 rules::UNDECLARED_KEY,
                 settings.undeclared_keys == UndeclaredKeys::Deny,

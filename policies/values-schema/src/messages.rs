@@ -15,6 +15,7 @@ use serde_json::Value;
 use shared::FieldPath;
 use shared::field::Segment;
 
+use crate::bounds::Bound;
 use crate::schemas::{App, Json, NullFailure};
 use crate::undeclared::closest;
 use crate::validate::{Failure, Kind, Token, Type};
@@ -262,6 +263,42 @@ fn any_of(alternatives: &[Vec<Failure<'_, '_>>], cx: &Context<'_>, path: &FieldP
     )
 }
 
+/// The message of [`crate::rules::NULL_FAILS_RENDER`]: what the null
+/// deletes, where the render then fails, and the fix.
+pub fn null_fails_render(app: &App, null: &NullFailure) -> String {
+    let mut default = None;
+    let mut members = app.defaults;
+    for (i, key) in null.path.iter().enumerate() {
+        let Some((_, value)) = members.iter().find(|(name, _)| name == key) else {
+            break;
+        };
+        if i + 1 == null.path.len() {
+            default = Some(value.to_value());
+        } else if let Json::Object(inner) = value {
+            members = inner;
+        }
+    }
+    let default = default.map_or_else(String::new, |value| format!(" ({})", quote(&value)));
+    format!(
+        "null deletes the key and the {kind} chart's default{default}, and the chart then fails to render \
+         ({at}: {helm}). Remove the key to keep the default, or set a value.",
+        kind = app.kind,
+        at = null.at,
+        helm = null.helm,
+    )
+}
+
+/// The message of [`crate::rules::RENDER_BOUND`].
+pub fn render_bound(app: &App, bound: &Bound, count: f64) -> String {
+    format!(
+        "{count} is more than the {kind} chart can render: it writes {what}, and Helm runs out of \
+         memory or time rendering that many, so the release fails. At most {max}.",
+        kind = app.kind,
+        what = bound.loop_,
+        max = crate::bounds::MAX,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -352,29 +389,4 @@ mod tests {
         assert_eq!(quoted.chars().count(), QUOTE_CHARS);
         assert!(quoted.ends_with("..."));
     }
-}
-
-/// The message of [`crate::rules::NULL_FAILS_RENDER`]: what the null
-/// deletes, where the render then fails, and the fix.
-pub fn null_fails_render(app: &App, null: &NullFailure) -> String {
-    let mut default = None;
-    let mut members = app.defaults;
-    for (i, key) in null.path.iter().enumerate() {
-        let Some((_, value)) = members.iter().find(|(name, _)| name == key) else {
-            break;
-        };
-        if i + 1 == null.path.len() {
-            default = Some(value.to_value());
-        } else if let Json::Object(inner) = value {
-            members = inner;
-        }
-    }
-    let default = default.map_or_else(String::new, |value| format!(" ({})", quote(&value)));
-    format!(
-        "null deletes the key and the {kind} chart's default{default}, and the chart then fails to render \
-         ({at}: {helm}). Remove the key to keep the default, or set a value.",
-        kind = app.kind,
-        at = null.at,
-        helm = null.helm,
-    )
 }

@@ -22,6 +22,15 @@ pub const NULL_FAILS_RENDER: Rule = Rule {
     source: "Helm v4.1.1 `pkg/chart/common/util/coalesce.go` (a null deletes the key); the templates named in `schemas/<version>/nulls.json`",
 };
 
+/// A count too large for Helm to render.
+pub const RENDER_BOUND: Rule = Rule {
+    policy: POLICY,
+    id: "render-bound",
+    level: Level::Deny,
+    summary: "a count the chart renders one item per unit of (replicas) above 1000, where Helm runs out of memory or time",
+    source: "the loops named in `src/bounds.rs`, found by rendering every integer field with Helm (the oracle)",
+};
+
 /// A key the chart does not declare.
 pub const UNDECLARED_KEY: Rule = Rule {
     policy: POLICY,
@@ -46,6 +55,7 @@ pub const RULES: Catalogue = Catalogue {
     own: &[
         SCHEMA_VIOLATION,
         NULL_FAILS_RENDER,
+        RENDER_BOUND,
         UNDECLARED_KEY,
         SPEC_NOT_CHECKED,
     ],

@@ -163,8 +163,9 @@ fn check(spec: Option<&Value>, app: &App, release: &Release, settings: &Settings
             .path
             .iter()
             .fold(base.clone(), |path, key| path.key(key));
-        let count = raw_at(spec, &path).and_then(Value::as_f64);
-        if let Some(count) = count.filter(|n| *n > f64::from(bounds::MAX))
+        let count =
+            raw_at(spec, &path).filter(|n| n.as_f64().is_some_and(|n| n > f64::from(bounds::MAX)));
+        if let Some(count) = count
             && !found.iter().any(|c: &Check| c.path == path)
         {
             found.push(Check {

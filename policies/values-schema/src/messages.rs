@@ -289,7 +289,7 @@ pub fn null_fails_render(app: &App, null: &NullFailure) -> String {
 }
 
 /// The message of [`crate::rules::RENDER_BOUND`].
-pub fn render_bound(app: &App, bound: &Bound, count: f64) -> String {
+pub fn render_bound(app: &App, bound: &Bound, count: &Value) -> String {
     format!(
         "{count} is more than the {kind} chart can render: it writes {what}, and Helm runs out of \
          memory or time rendering that many, so the release fails. At most {max}.",

@@ -70,8 +70,20 @@ class Outcome:
 RENDERED = Outcome("rendered")
 
 
-def api_checks(kind: str, name: str, namespace: str, prefix: str, spec: Any) -> Outcome | None:
-    """What cozystack-api refuses before any webhook runs (``Create``)."""
+def _string_map(value: Any) -> bool:
+    return value is None or (isinstance(value, dict) and all(isinstance(v, str) for v in value.values()))
+
+
+def api_checks(kind: str, meta: dict, prefix: str, spec: Any) -> Outcome | None:
+    """What cozystack-api refuses before any webhook runs: the request body
+    must decode into an Application (``metav1.ObjectMeta``: labels and
+    annotations are maps of strings), then ``Create``'s own checks."""
+    for field in ("labels", "annotations"):
+        if not _string_map(meta.get(field)):
+            return Outcome("cozystack-api", message=f"metadata.{field}: must be a map of strings")
+    name, namespace = meta.get("name", ""), meta.get("namespace", "")
+    if not isinstance(name, str) or not isinstance(namespace, str):
+        return Outcome("cozystack-api", message="metadata.name and metadata.namespace must be strings")
     if kind == "Tenant" and not _TENANT_NAME.fullmatch(name):
         return Outcome("cozystack-api", message="metadata.name: tenant names must start with a lowercase letter and contain only lowercase letters and digits; dashes are not allowed")
     if len(name) > 63 or not _DNS1035.fullmatch(name):
@@ -119,7 +131,7 @@ class Renderer:
         if app is None:
             return Outcome("cozystack-api", message=f"{kind} is not an application kind of {self.apps.version}")
         spec = obj.get("spec")
-        refused = api_checks(kind, name, namespace, app.prefix, spec)
+        refused = api_checks(kind, meta, app.prefix, spec)
         if refused:
             return refused
         try:

@@ -106,6 +106,16 @@ class Judged:
         }
 
 
+def _versioned(root: Path) -> list[str]:
+    """The policies with a ``cozystackVersion`` setting (their README's
+    settings table lists it): a cluster of an older release sets it."""
+    return sorted(
+        readme.parent.name
+        for readme in (root / "policies").glob("*/README.md")
+        if "| `cozystackVersion` |" in readme.read_text()
+    )
+
+
 def _chart_defaults(release: Release) -> dict[str, dict]:
     return {app.chart: helm_python.Chart.load(release.chart_dir(app.chart)).values or {} for app in release.applications.values()}
 
@@ -141,7 +151,7 @@ def run(
     verdicts: dict[str, Verdict] = {}
     for version in versions:
         mine = [s for s in everything if s.release == version]
-        settings = {} if version == platform.version else {"values-schema": {"cozystackVersion": version}}
+        settings = {} if version == platform.version else {p: {"cozystackVersion": version} for p in _versioned(root)}
         verdicts.update(judge(cli, root, mine, settings))
 
     judged = [Judged(s, outcomes[i], verdicts[s.id]) for i, s in enumerate(everything)]

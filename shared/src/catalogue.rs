@@ -6,6 +6,38 @@
 //! is `spec.release.prefix`, which names the HelmRelease behind each app.
 //! `ComputePlane` exists only on main (the future 1.7) and is not listed.
 
+/// A Cozystack release whose charts the bundle knows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Release {
+    /// v1.6.2, the release the bundle's rules follow by default.
+    #[default]
+    V1_6_2,
+    /// v1.5.4, the release clusters upgrade to v1.6 from.
+    V1_5_4,
+}
+
+impl Release {
+    /// Every known release, newest first.
+    pub const ALL: [Release; 2] = [Release::V1_6_2, Release::V1_5_4];
+
+    /// `v1.6.2`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Release::V1_6_2 => "v1.6.2",
+            Release::V1_5_4 => "v1.5.4",
+        }
+    }
+
+    /// The release `text` names, with or without its `v`.
+    pub fn parse(text: &str) -> Option<Release> {
+        let text = text.trim();
+        let text = text.strip_prefix('v').unwrap_or(text);
+        Release::ALL
+            .into_iter()
+            .find(|release| release.as_str().get(1..) == Some(text))
+    }
+}
+
 /// API group of Cozystack applications.
 pub const APPS_GROUP: &str = "apps.cozystack.io";
 

@@ -31,6 +31,7 @@ pub mod validators;
 pub mod verdict;
 pub mod warnings;
 
+pub use catalogue::Release;
 pub use field::{Field, FieldError, FieldPath, Kind};
 pub use kubewarden_policy_sdk as sdk;
 pub use kubewarden_policy_sdk::settings::Validatable;
@@ -39,7 +40,7 @@ pub use request::{Operation, Request, User};
 pub use rule::{Catalogue, Level, Rule};
 pub use select::{Reading, Reads};
 pub use serde_json::Value;
-pub use settings::Exemptions;
+pub use settings::{CozystackVersion, Exemptions};
 pub use verdict::{Finding, ParsedLine, Refusal, Review, Verdict};
 
 use kubewarden_policy_sdk::wapc_guest::CallResult;

@@ -62,6 +62,7 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
     };
     if !matches!(request.operation, Operation::Create | Operation::Update)
         || settings.exemptions.exempts(&request.user)
+        || !settings.charts_read_oidc()
     {
         return Ok(Verdict::allow());
     }

@@ -1,7 +1,7 @@
 //! Settings of `values-schema`.
 
 use serde::Deserialize;
-use shared::{Exemptions, Validatable};
+use shared::{CozystackVersion, Exemptions, Validatable};
 
 use crate::schemas::{RELEASES, Release, release};
 
@@ -22,10 +22,9 @@ pub enum UndeclaredKeys {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Settings {
-    /// The Cozystack release whose chart schemas apply: `v1.6.2` (the
-    /// default) or `v1.5.4`, with or without the `v`.
+    /// The Cozystack release whose chart schemas apply.
     #[serde(default)]
-    pub cozystack_version: Option<String>,
+    pub cozystack_version: CozystackVersion,
     /// What to do with keys a chart does not declare.
     #[serde(default)]
     pub undeclared_keys: UndeclaredKeys,
@@ -38,17 +37,7 @@ impl Settings {
     /// The release the settings select; `None` only for a version that
     /// [`Validatable::validate`] refuses.
     pub fn release(&self) -> Option<&'static Release> {
-        match &self.cozystack_version {
-            None => RELEASES.first(),
-            Some(version) => {
-                let version = version.trim();
-                if version.starts_with('v') {
-                    release(version)
-                } else {
-                    release(&format!("v{version}"))
-                }
-            }
-        }
+        release(self.cozystack_version.release()?.as_str())
     }
 }
 
@@ -64,15 +53,7 @@ pub fn versions() -> String {
 impl Validatable for Settings {
     fn validate(&self) -> Result<(), String> {
         self.exemptions.validate()?;
-        if self.release().is_none() {
-            return Err(format!(
-                "cozystackVersion {:?} is not a release this policy ships schemas for: set {} \
-                 (the platform's version: kubectl get configmap -n cozy-system cozystack-version)",
-                self.cozystack_version.as_deref().unwrap_or_default(),
-                versions()
-            ));
-        }
-        Ok(())
+        self.cozystack_version.validate()
     }
 }
 

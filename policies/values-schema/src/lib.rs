@@ -77,6 +77,47 @@ fn under_oidc(path: &FieldPath) -> bool {
     )
 }
 
+/// Whether the undeclared key at `path` (value `value`) is, or holds, a
+/// Harbor key that tries to keep data (`spec.persistence`, any
+/// `persistence` under `spec.harbor`, any `resourcePolicy` or
+/// `helm.sh/resource-policy`): harbor-retention denies those, saying what
+/// a delete then loses, so warning about the key here would be a second
+/// finding of the same cause.
+fn harbor_retention_key(app: &App, path: &FieldPath, value: Option<&Value>) -> bool {
+    /// `keys` from the object root: `["spec", "persistence"]`.
+    fn retention(key: &str, keys: &[&str]) -> bool {
+        key.eq_ignore_ascii_case("resourcePolicy")
+            || key.eq_ignore_ascii_case("helm.sh/resource-policy")
+            || (key.eq_ignore_ascii_case("persistence")
+                && (keys.len() == 2 || keys.get(1) == Some(&"harbor")))
+    }
+    fn holds(keys: &mut Vec<String>, value: &Value) -> bool {
+        let Some(members) = value.as_object() else {
+            return false;
+        };
+        members.iter().any(|(key, inner)| {
+            keys.push(key.clone());
+            let path: Vec<&str> = keys.iter().map(String::as_str).collect();
+            let found = retention(key, &path) || holds(keys, inner);
+            keys.pop();
+            found
+        })
+    }
+    if app.kind != "Harbor" {
+        return false;
+    }
+    let mut keys: Vec<String> = Vec::new();
+    for segment in path.segments() {
+        let Segment::Key(key) = segment else {
+            return false;
+        };
+        keys.push(key.clone());
+    }
+    let path: Vec<&str> = keys.iter().map(String::as_str).collect();
+    path.last().is_some_and(|key| retention(key, &path))
+        || value.is_some_and(|v| holds(&mut keys, v))
+}
+
 /// Whether `check` is the schema's refusal of a Kubernetes version below
 /// v1.31 (`v1.30` and older): chart-render reports those, with what
 /// migration 46 and a GitOps source that re-applies the version mean.
@@ -193,7 +234,14 @@ fn check(spec: Option<&Value>, app: &App, release: &Release, settings: &Settings
             });
         }
     }
-    found.retain(|c| !under_oidc(&c.path) && !removed_kubernetes_version(app, spec, c));
+    // Findings another policy reports, with more to say about their cause.
+    let others = |c: &Check| {
+        under_oidc(&c.path)
+            || removed_kubernetes_version(app, spec, c)
+            || (c.severity == Severity::Undeclared
+                && harbor_retention_key(app, &c.path, raw_at(spec, &c.path)))
+    };
+    found.retain(|c| !others(c));
     found.sort_by_cached_key(|c| (c.path.to_string(), c.message.clone()));
     found.dedup();
     found
@@ -283,4 +331,30 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
         }
     }
     Ok(review.verdict(Refusal::Invalid))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn harbor_retention_keys_and_their_holders_are_harbor_retentions() {
+        let release = schemas::release("v1.6.2").unwrap();
+        let harbor = schemas::lookup(release, "Harbor").unwrap();
+        let postgres = schemas::lookup(release, "Postgres").unwrap();
+        let owned = |app, path: &str, value: Value| {
+            harbor_retention_key(app, &FieldPath::parse(path), Some(&value))
+        };
+        assert!(owned(harbor, "spec.persistence", json!({})));
+        assert!(owned(harbor, "spec.trivy.resourcePolicy", json!("keep")));
+        assert!(owned(
+            harbor,
+            "spec.harbor",
+            json!({"jobservice": {"persistence": {}}})
+        ));
+        assert!(!owned(harbor, "spec.harbor", json!({"foo": 1})));
+        assert!(!owned(harbor, "spec.database.persistence", json!({})));
+        assert!(!owned(postgres, "spec.persistence", json!({})));
+    }
 }

@@ -3,6 +3,7 @@
     render FILE...        each application object's outcome, as the platform renders it
     suite                 the differential suite (make oracle)
     nulls                 values-schema's table of nulls that fail a render
+    coverage              chart-render's README table of template fail/required sites
     test                  the oracle's own unit tests
 """
 
@@ -17,6 +18,7 @@ from pathlib import Path
 
 import yaml
 
+from . import coverage
 from . import nulls as nulls_table
 from . import suite
 from .cluster import Cluster
@@ -38,6 +40,12 @@ def main(argv: list[str]) -> int:
     nulls.add_argument("--release", action="append", dest="releases", help="v1.6.2 and/or v1.5.4 (default both)")
     nulls.add_argument("--workers", type=int, default=0)
     commands.add_parser("test", help="the oracle's own unit tests")
+    cover = commands.add_parser("coverage", help="chart-render's README table of template fail/required sites")
+    cover.add_argument("--report", type=Path, default=ROOT / "target" / "oracle" / "report.json")
+    cover.add_argument("--readme", type=Path, default=ROOT / "policies" / "chart-render" / "README.md")
+    mode = cover.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--write", action="store_true", help="rewrite the README's table from the report")
+    mode.add_argument("--check", action="store_true", help="fail when a template site has no row")
     run = commands.add_parser("suite", help="the differential suite against the bundle")
     run.add_argument("--seed", type=int, default=1)
     run.add_argument("--per-kind", type=int, default=80, help="samples per kind and release (before their stored copies)")
@@ -59,6 +67,15 @@ def main(argv: list[str]) -> int:
     if args.command == "test":
         tests = unittest.defaultTestLoader.discover(str(HERE / "tests"), top_level_dir=str(HERE))
         return 0 if unittest.TextTestRunner(verbosity=1).run(tests).wasSuccessful() else 1
+    if args.command == "coverage":
+        if args.write:
+            args.readme.write_text(coverage.rewrite(args.readme, coverage.section(args.data, args.report)))
+            print(f"coverage: wrote {args.readme}")
+            return 0
+        missing = coverage.missing_rows(args.data, args.readme)
+        for location in missing:
+            print(f"coverage: {args.readme} has no row for {location}: run `make oracle`")
+        return 1 if missing else 0
     if args.command == "nulls":
         with tempfile.TemporaryDirectory(prefix="oracle-") as work:
             nulls_table.write(args.data, ROOT, args.releases or ["v1.6.2", "v1.5.4"], Path(work), args.workers)

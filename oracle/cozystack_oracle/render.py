@@ -162,7 +162,7 @@ class Renderer:
                 return Outcome("apply", refusal.template, refusal.message)
             if obj.get("kind") == "HelmRelease" and str(obj.get("apiVersion", "")).startswith("helm.toolkit.fluxcd.io/"):
                 nested.append(obj)
-        if depth >= _NESTING or not self.cluster.release.has_platform or source is not self.cluster.release:
+        if depth >= _NESTING or source.version != self.cluster.release.version:
             return RENDERED
         for hr in nested:
             outcome = self._nested(hr, rendered, namespace, depth)

@@ -17,6 +17,7 @@ pub static RELEASES: &[Release] = &[
                 defaults: v1_6_2_extra_bootbox::DEFAULTS,
                 immutable: &[],
                 nulls: &[],
+                addons: &[],
             },
             App {
                 kind: "Bucket",
@@ -26,6 +27,7 @@ pub static RELEASES: &[Release] = &[
                 defaults: v1_6_2_apps_bucket::DEFAULTS,
                 immutable: &[],
                 nulls: &[],
+                addons: &[],
             },
             App {
                 kind: "ClickHouse",
@@ -61,6 +63,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "<set $users \"backup\" dict>: error calling set: assignment to entry in nil map",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "Etcd",
@@ -76,6 +79,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "<.>: invalid value; expected string",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "ExternalDNS",
@@ -96,6 +100,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "<.>: invalid value; expected string",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "FoundationDB",
@@ -136,6 +141,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "<.Values.storage.storageClass>: nil pointer evaluating interface {}.storageClass",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "HTTPCache",
@@ -161,6 +167,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "<$.Values.nginx.replicas>: nil pointer evaluating interface {}.replicas",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "Harbor",
@@ -221,6 +228,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "<.>: invalid value; expected string",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "Info",
@@ -230,6 +238,7 @@ pub static RELEASES: &[Release] = &[
                 defaults: v1_6_2_extra_info::DEFAULTS,
                 immutable: &[],
                 nulls: &[],
+                addons: &[],
             },
             App {
                 kind: "Ingress",
@@ -245,6 +254,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "<.>: invalid value; expected string",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "Kafka",
@@ -270,6 +280,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "<.Values.zookeeper.resourcesPreset>: nil pointer evaluating interface {}.resourcesPreset",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "Kubernetes",
@@ -315,6 +326,42 @@ pub static RELEASES: &[Release] = &[
                         helm: "<.Values.version>: wrong type for value; expected string; got interface {}",
                     },
                 ],
+                addons: &[
+                    AddonSchema {
+                        values: &["addons", "certManager", "valuesOverride", "cert-manager"],
+                        chart: "system/cert-manager/charts/cert-manager",
+                        closed: &[
+                        Closed { path: &[], keys: &["acmesolver", "affinity", "approveSignerNames", "automountServiceAccountToken", "cainjector", "clusterResourceNamespace", "config", "containerSecurityContext", "crds", "creator", "deploymentAnnotations", "disableAutoApproval", "dns01RecursiveNameservers", "dns01RecursiveNameserversOnly", "enableCertificateOwnerRef", "enableServiceLinks", "enabled", "extraArgs", "extraContainers", "extraEnv", "extraObjects", "featureGates", "fullnameOverride", "global", "hostAliases", "http_proxy", "https_proxy", "image", "imageNamespace", "imageRegistry", "ingressShim", "installCRDs", "livenessProbe", "maxConcurrentChallenges", "nameOverride", "namespace", "networkPolicy", "no_proxy", "nodeSelector", "podAnnotations", "podDisruptionBudget", "podDnsConfig", "podDnsPolicy", "podLabels", "prometheus", "replicaCount", "resources", "securityContext", "serviceAccount", "serviceAnnotations", "serviceIPFamilies", "serviceIPFamilyPolicy", "serviceLabels", "startupapicheck", "strategy", "tolerations", "topologySpreadConstraints", "volumeMounts", "volumes", "webhook"] },
+                        Closed { path: &["acmesolver"], keys: &["image"] },
+                        Closed { path: &["acmesolver", "image"], keys: &["digest", "name", "pullPolicy", "registry", "repository", "tag"] },
+                        Closed { path: &["cainjector"], keys: &["affinity", "automountServiceAccountToken", "config", "containerSecurityContext", "deploymentAnnotations", "enableServiceLinks", "enabled", "extraArgs", "extraEnv", "featureGates", "image", "networkPolicy", "nodeSelector", "podAnnotations", "podDisruptionBudget", "podLabels", "replicaCount", "resources", "securityContext", "serviceAccount", "serviceAnnotations", "serviceLabels", "strategy", "tolerations", "topologySpreadConstraints", "volumeMounts", "volumes"] },
+                        Closed { path: &["cainjector", "image"], keys: &["digest", "name", "pullPolicy", "registry", "repository", "tag"] },
+                        Closed { path: &["cainjector", "networkPolicy"], keys: &["egress", "enabled", "ingress"] },
+                        Closed { path: &["cainjector", "podDisruptionBudget"], keys: &["enabled", "maxUnavailable", "minAvailable", "unhealthyPodEvictionPolicy"] },
+                        Closed { path: &["cainjector", "serviceAccount"], keys: &["annotations", "automountServiceAccountToken", "create", "labels", "name"] },
+                        Closed { path: &["crds"], keys: &["enabled", "keep"] },
+                        Closed { path: &["image"], keys: &["digest", "name", "pullPolicy", "registry", "repository", "tag"] },
+                        Closed { path: &["ingressShim"], keys: &["defaultIssuerGroup", "defaultIssuerKind", "defaultIssuerName"] },
+                        Closed { path: &["networkPolicy"], keys: &["egress", "enabled", "ingress"] },
+                        Closed { path: &["podDisruptionBudget"], keys: &["enabled", "maxUnavailable", "minAvailable", "unhealthyPodEvictionPolicy"] },
+                        Closed { path: &["prometheus"], keys: &["enabled", "podmonitor", "servicemonitor"] },
+                        Closed { path: &["prometheus", "podmonitor"], keys: &["annotations", "enabled", "endpointAdditionalProperties", "honorLabels", "interval", "labels", "namespace", "path", "prometheusInstance", "scrapeTimeout"] },
+                        Closed { path: &["prometheus", "servicemonitor"], keys: &["annotations", "enabled", "endpointAdditionalProperties", "honorLabels", "interval", "labels", "namespace", "path", "prometheusInstance", "scrapeTimeout", "targetPort"] },
+                        Closed { path: &["serviceAccount"], keys: &["annotations", "automountServiceAccountToken", "create", "labels", "name"] },
+                        Closed { path: &["startupapicheck"], keys: &["affinity", "automountServiceAccountToken", "backoffLimit", "containerSecurityContext", "enableServiceLinks", "enabled", "extraArgs", "extraEnv", "image", "jobAnnotations", "nodeSelector", "podAnnotations", "podLabels", "rbac", "resources", "securityContext", "serviceAccount", "timeout", "tolerations", "volumeMounts", "volumes"] },
+                        Closed { path: &["startupapicheck", "image"], keys: &["digest", "name", "pullPolicy", "registry", "repository", "tag"] },
+                        Closed { path: &["startupapicheck", "rbac"], keys: &["annotations"] },
+                        Closed { path: &["startupapicheck", "serviceAccount"], keys: &["annotations", "automountServiceAccountToken", "create", "labels", "name"] },
+                        Closed { path: &["webhook"], keys: &["affinity", "apiserverClientCertSubjects", "automountServiceAccountToken", "clientCAFile", "config", "containerSecurityContext", "deploymentAnnotations", "enableClientVerification", "enableServiceLinks", "extraArgs", "extraEnv", "featureGates", "hostNetwork", "image", "livenessProbe", "loadBalancerIP", "mutatingWebhookConfiguration", "mutatingWebhookConfigurationAnnotations", "networkPolicy", "nodeSelector", "podAnnotations", "podDisruptionBudget", "podLabels", "readinessProbe", "replicaCount", "resources", "securePort", "securityContext", "serviceAccount", "serviceAnnotations", "serviceIPFamilies", "serviceIPFamilyPolicy", "serviceLabels", "serviceType", "strategy", "timeoutSeconds", "tolerations", "topologySpreadConstraints", "url", "validatingWebhookConfiguration", "validatingWebhookConfigurationAnnotations", "volumeMounts", "volumes"] },
+                        Closed { path: &["webhook", "image"], keys: &["digest", "name", "pullPolicy", "registry", "repository", "tag"] },
+                        Closed { path: &["webhook", "mutatingWebhookConfiguration"], keys: &["namespaceSelector"] },
+                        Closed { path: &["webhook", "networkPolicy"], keys: &["egress", "enabled", "ingress"] },
+                        Closed { path: &["webhook", "podDisruptionBudget"], keys: &["enabled", "maxUnavailable", "minAvailable", "unhealthyPodEvictionPolicy"] },
+                        Closed { path: &["webhook", "serviceAccount"], keys: &["annotations", "automountServiceAccountToken", "create", "labels", "name"] },
+                        Closed { path: &["webhook", "validatingWebhookConfiguration"], keys: &["namespaceSelector"] },
+                        ],
+                    },
+                ],
             },
             App {
                 kind: "KubernetesNodes",
@@ -350,6 +397,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "<.Values.version>: wrong type for value; expected string; got interface {}",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "MariaDB",
@@ -380,6 +428,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "<.Values.version>: wrong type for value; expected string; got interface {}",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "MongoDB",
@@ -410,6 +459,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "<$version>: invalid value; expected string",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "Monitoring",
@@ -419,6 +469,7 @@ pub static RELEASES: &[Release] = &[
                 defaults: v1_6_2_extra_monitoring::DEFAULTS,
                 immutable: &[],
                 nulls: &[],
+                addons: &[],
             },
             App {
                 kind: "NATS",
@@ -449,6 +500,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "<.Values.tls.enabled>: nil pointer evaluating interface {}.enabled",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "OpenBAO",
@@ -464,6 +516,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "<.>: invalid value; expected string",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "OpenSearch",
@@ -494,6 +547,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "<.>: invalid value; expected string",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "Postgres",
@@ -559,6 +613,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "<.Values.version>: wrong type for value; expected string; got interface {}",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "Qdrant",
@@ -579,6 +634,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "<.Values.tls.enabled>: nil pointer evaluating interface {}.enabled",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "RabbitMQ",
@@ -599,6 +655,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "<.Values.version>: wrong type for value; expected string; got interface {}",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "Redis",
@@ -619,6 +676,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "<.Values.version>: wrong type for value; expected string; got interface {}",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "SeaweedFS",
@@ -694,6 +752,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "<.>: invalid value; expected string",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "TCPBalancer",
@@ -714,6 +773,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "<.>: invalid value; expected string",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "Tenant",
@@ -723,6 +783,7 @@ pub static RELEASES: &[Release] = &[
                 defaults: v1_6_2_apps_tenant::DEFAULTS,
                 immutable: &[],
                 nulls: &[],
+                addons: &[],
             },
             App {
                 kind: "VMDisk",
@@ -738,6 +799,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "<.Values.source>: wrong type for value; expected map[string]interface {}; got interface {}",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "VMInstance",
@@ -758,6 +820,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "Either instanceType or resources (cpu, sockets, memory) must be specified",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "VPN",
@@ -778,6 +841,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "<.>: invalid value; expected string",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "VirtualPrivateCloud",
@@ -787,6 +851,7 @@ pub static RELEASES: &[Release] = &[
                 defaults: v1_6_2_apps_vpc::DEFAULTS,
                 immutable: &[],
                 nulls: &[],
+                addons: &[],
             },
         ],
     },
@@ -802,6 +867,7 @@ pub static RELEASES: &[Release] = &[
                 defaults: v1_6_2_extra_bootbox::DEFAULTS,
                 immutable: &[],
                 nulls: &[],
+                addons: &[],
             },
             App {
                 kind: "Bucket",
@@ -811,6 +877,7 @@ pub static RELEASES: &[Release] = &[
                 defaults: v1_6_2_apps_bucket::DEFAULTS,
                 immutable: &[],
                 nulls: &[],
+                addons: &[],
             },
             App {
                 kind: "ClickHouse",
@@ -846,6 +913,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "<set $users \"backup\" dict>: error calling set: assignment to entry in nil map",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "Etcd",
@@ -866,6 +934,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "<.>: invalid value; expected string",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "ExternalDNS",
@@ -886,6 +955,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "<.>: invalid value; expected string",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "FoundationDB",
@@ -926,6 +996,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "<.Values.storage.storageClass>: nil pointer evaluating interface {}.storageClass",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "HTTPCache",
@@ -951,6 +1022,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "<$.Values.nginx.replicas>: nil pointer evaluating interface {}.replicas",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "Harbor",
@@ -1011,6 +1083,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "<.>: invalid value; expected string",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "Info",
@@ -1020,6 +1093,7 @@ pub static RELEASES: &[Release] = &[
                 defaults: v1_6_2_extra_info::DEFAULTS,
                 immutable: &[],
                 nulls: &[],
+                addons: &[],
             },
             App {
                 kind: "Ingress",
@@ -1035,6 +1109,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "<.>: invalid value; expected string",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "Kafka",
@@ -1060,6 +1135,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "<.Values.zookeeper.resourcesPreset>: nil pointer evaluating interface {}.resourcesPreset",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "Kubernetes",
@@ -1090,6 +1166,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "<.Values.version>: wrong type for value; expected string; got interface {}",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "MariaDB",
@@ -1120,6 +1197,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "<.Values.version>: wrong type for value; expected string; got interface {}",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "MongoDB",
@@ -1150,6 +1228,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "<$version>: invalid value; expected string",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "Monitoring",
@@ -1159,6 +1238,7 @@ pub static RELEASES: &[Release] = &[
                 defaults: v1_5_4_extra_monitoring::DEFAULTS,
                 immutable: &[],
                 nulls: &[],
+                addons: &[],
             },
             App {
                 kind: "NATS",
@@ -1189,6 +1269,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "<.Values.tls.enabled>: nil pointer evaluating interface {}.enabled",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "OpenBAO",
@@ -1204,6 +1285,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "<.>: invalid value; expected string",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "OpenSearch",
@@ -1234,6 +1316,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "<.>: invalid value; expected string",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "Postgres",
@@ -1299,6 +1382,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "<.Values.version>: wrong type for value; expected string; got interface {}",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "Qdrant",
@@ -1319,6 +1403,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "<.Values.tls.enabled>: nil pointer evaluating interface {}.enabled",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "RabbitMQ",
@@ -1339,6 +1424,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "<.Values.version>: wrong type for value; expected string; got interface {}",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "Redis",
@@ -1359,6 +1445,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "<.Values.version>: wrong type for value; expected string; got interface {}",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "SeaweedFS",
@@ -1434,6 +1521,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "<.>: invalid value; expected string",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "TCPBalancer",
@@ -1454,6 +1542,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "<.>: invalid value; expected string",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "Tenant",
@@ -1463,6 +1552,7 @@ pub static RELEASES: &[Release] = &[
                 defaults: v1_6_2_apps_tenant::DEFAULTS,
                 immutable: &[],
                 nulls: &[],
+                addons: &[],
             },
             App {
                 kind: "VMDisk",
@@ -1478,6 +1568,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "<.Values.source>: wrong type for value; expected map[string]interface {}; got interface {}",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "VMInstance",
@@ -1498,6 +1589,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "Either instanceType or resources (cpu, sockets, memory) must be specified",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "VPN",
@@ -1518,6 +1610,7 @@ pub static RELEASES: &[Release] = &[
                         helm: "<.>: invalid value; expected string",
                     },
                 ],
+                addons: &[],
             },
             App {
                 kind: "VirtualPrivateCloud",
@@ -1527,6 +1620,7 @@ pub static RELEASES: &[Release] = &[
                 defaults: v1_6_2_apps_vpc::DEFAULTS,
                 immutable: &[],
                 nulls: &[],
+                addons: &[],
             },
         ],
     },

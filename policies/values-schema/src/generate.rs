@@ -87,7 +87,32 @@ pub struct Release {
     pub definitions: Vec<Definition>,
     /// Kind -> its keys whose `null` fails the render.
     pub nulls: BTreeMap<String, Vec<NullFailure>>,
+    /// The addon charts whose schemas refuse keys they do not declare.
+    pub addons: Vec<AddonInput>,
 }
+
+/// An addon release a chart renders from a user's `valuesOverride`, whose
+/// chart's schema closes its objects (`additionalProperties: false`).
+#[derive(Debug, Clone)]
+pub struct AddonInput {
+    pub kind: String,
+    /// Below `spec`: the block the addon's chart validates.
+    pub values: Vec<String>,
+    /// The chart, under the release's `charts/`.
+    pub chart: String,
+    /// Its `values.schema.json`.
+    pub schema: String,
+}
+
+/// The addons a user's values reach verbatim, with the block their chart
+/// validates. Of the Kubernetes addons, only cert-manager's chart closes
+/// its objects; velero's, cilium's, flux-operator's and flux-instance's
+/// schemas allow any key (`apps/kubernetes/templates/helmreleases/`).
+pub const ADDONS: &[(&str, &[&str], &str)] = &[(
+    "Kubernetes",
+    &["addons", "certManager", "valuesOverride", "cert-manager"],
+    "system/cert-manager/charts/cert-manager",
+)];
 
 /// The releases the crate ships, newest first: the first is the default.
 pub const VERSIONS: &[&str] = &["v1.6.2", "v1.5.4"];
@@ -192,11 +217,25 @@ pub fn read_release(
     }
     let nulls =
         serde_json::from_str(&read(nulls)?).map_err(|e| format!("{}: {e}", nulls.display()))?;
+    let mut addons = Vec::new();
+    for (kind, values, chart) in ADDONS {
+        // Only releases whose data carry the platform's charts (v1.6.2).
+        let file = dir.join("charts").join(chart).join("values.schema.json");
+        if file.is_file() {
+            addons.push(AddonInput {
+                kind: (*kind).to_owned(),
+                values: values.iter().map(|v| (*v).to_owned()).collect(),
+                chart: (*chart).to_owned(),
+                schema: read(&file)?,
+            });
+        }
+    }
     Ok(Release {
         version: version.to_owned(),
         charts,
         definitions,
         nulls,
+        addons,
     })
 }
 
@@ -405,12 +444,13 @@ pub fn generate(releases: &[Release]) -> Result<Vec<(String, String)>, String> {
             let immutable: Vec<String> = app.immutable.iter().map(|p| format!("{p:?}")).collect();
             let _ = writeln!(
                 index,
-                "            App {{\n                kind: {:?},\n                plural: {:?},\n                chart: {:?},\n                schema: &{module}::SCHEMA,\n                defaults: {module}::DEFAULTS,\n                immutable: &[{}],\n                nulls: &[{}],\n            }},",
+                "            App {{\n                kind: {:?},\n                plural: {:?},\n                chart: {:?},\n                schema: &{module}::SCHEMA,\n                defaults: {module}::DEFAULTS,\n                immutable: &[{}],\n                nulls: &[{}],\n                addons: &[{}],\n            }},",
                 app.kind,
                 app.plural,
                 app.dir,
                 immutable.join(", "),
                 null_failures(release.nulls.get(&app.kind)),
+                addon_schemas(&release.addons, &app.kind)?,
                 module = app.module,
             );
         }
@@ -434,6 +474,85 @@ pub fn generate(releases: &[Release]) -> Result<Vec<(String, String)>, String> {
     files.push(("schemas/index.rs".to_owned(), index));
     files.sort();
     Ok(files)
+}
+
+/// The objects of `schema` that refuse keys they do not declare
+/// (`additionalProperties: false`), by path from its root, with their
+/// declared keys sorted; local `$ref`s (`#/$defs/…`, `#/definitions/…`)
+/// resolved.
+pub fn closed_objects(schema: &Value) -> Vec<(Vec<String>, Vec<String>)> {
+    fn resolve<'a>(root: &'a Value, mut node: &'a Value) -> &'a Value {
+        for _ in 0..16 {
+            let Some(target) = node.get("$ref").and_then(Value::as_str) else {
+                break;
+            };
+            match target.strip_prefix('#').and_then(|p| root.pointer(p)) {
+                Some(found) => node = found,
+                None => break,
+            }
+        }
+        node
+    }
+    fn walk(
+        root: &Value,
+        node: &Value,
+        path: &mut Vec<String>,
+        out: &mut Vec<(Vec<String>, Vec<String>)>,
+    ) {
+        let node = resolve(root, node);
+        if path.len() > 12 {
+            return;
+        }
+        let properties = node.get("properties").and_then(Value::as_object);
+        if node.get("additionalProperties") == Some(&Value::Bool(false)) {
+            let mut keys: Vec<String> = properties
+                .into_iter()
+                .flat_map(|p| p.keys().cloned())
+                .collect();
+            keys.sort();
+            out.push((path.clone(), keys));
+        }
+        for (name, sub) in properties.into_iter().flatten() {
+            path.push(name.clone());
+            walk(root, sub, path, out);
+            path.pop();
+        }
+    }
+    let mut out = Vec::new();
+    walk(schema, schema, &mut Vec::new(), &mut out);
+    out
+}
+
+/// The index's `addons` of one kind.
+fn addon_schemas(addons: &[AddonInput], kind: &str) -> Result<String, String> {
+    let quoted = |items: &[String]| -> String {
+        items
+            .iter()
+            .map(|i| format!("{i:?}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut out = String::new();
+    for addon in addons.iter().filter(|a| a.kind == kind) {
+        let schema: Value = serde_json::from_str(&addon.schema)
+            .map_err(|e| format!("{}/values.schema.json: {e}", addon.chart))?;
+        let mut closed = String::new();
+        for (path, keys) in closed_objects(&schema) {
+            let _ = write!(
+                closed,
+                "\n                        Closed {{ path: &[{}], keys: &[{}] }},",
+                quoted(&path),
+                quoted(&keys)
+            );
+        }
+        let _ = write!(
+            out,
+            "\n                    AddonSchema {{\n                        values: &[{}],\n                        chart: {:?},\n                        closed: &[{closed}\n                        ],\n                    }},\n                ",
+            quoted(&addon.values),
+            addon.chart
+        );
+    }
+    Ok(out)
 }
 
 /// The index's `nulls` of one kind.
@@ -816,6 +935,7 @@ mod tests {
                 schema: r#"{"properties":{"subnets":{"type":"object"}},"type":"object"}"#
                     .to_owned(),
             }],
+            addons: Vec::new(),
             nulls: BTreeMap::from([(
                 "VirtualPrivateCloud".to_owned(),
                 vec![NullFailure {

@@ -56,6 +56,8 @@ enum Severity {
     NullFailsRender,
     /// A count too large for Helm to render.
     RenderBound,
+    /// A key an addon's chart refuses.
+    AddonSchema,
     /// A key the chart does not declare, as `undeclaredKeys` says.
     Undeclared,
 }
@@ -216,6 +218,31 @@ fn check(spec: Option<&Value>, app: &App, release: &Release, settings: &Settings
             });
         }
     }
+    for addon in app.addons {
+        let block = addon
+            .values
+            .iter()
+            .fold(base.clone(), |path, key| path.key(key));
+        for closed in addon.closed {
+            let at = closed
+                .path
+                .iter()
+                .fold(block.clone(), |path, key| path.key(key));
+            let Some(members) = raw_at(spec, &at).and_then(Value::as_object) else {
+                continue;
+            };
+            for key in members.keys() {
+                if closed.keys.binary_search(&key.as_str()).is_err() {
+                    let suggestion = undeclared::closest(key, closed.keys.iter().copied());
+                    found.push(Check {
+                        message: messages::addon_schema(addon, suggestion.map(|s| at.key(s))),
+                        path: at.key(key),
+                        severity: Severity::AddonSchema,
+                    });
+                }
+            }
+        }
+    }
     if settings.undeclared_keys != UndeclaredKeys::Ignore
         && let Some(raw) = spec
     {
@@ -319,6 +346,7 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
             Severity::Violation => (rules::SCHEMA_VIOLATION, true),
             Severity::NullFailsRender => (rules::NULL_FAILS_RENDER, true),
             Severity::RenderBound => (rules::RENDER_BOUND, true),
+            Severity::AddonSchema => (rules::ADDON_SCHEMA, true),
             Severity::Undeclared => (
                 rules::UNDECLARED_KEY,
                 settings.undeclared_keys == UndeclaredKeys::Deny,

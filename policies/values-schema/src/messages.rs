@@ -16,7 +16,7 @@ use shared::FieldPath;
 use shared::field::Segment;
 
 use crate::bounds::Bound;
-use crate::schemas::{App, Json, NullFailure};
+use crate::schemas::{AddonSchema, App, Json, NullFailure};
 use crate::undeclared::closest;
 use crate::validate::{Failure, Kind, Token, Type};
 
@@ -297,6 +297,19 @@ pub fn render_bound(app: &App, bound: &Bound, count: &Value) -> String {
         what = bound.loop_,
         max = crate::bounds::MAX,
     )
+}
+
+/// The message of [`crate::rules::ADDON_SCHEMA`].
+pub fn addon_schema(addon: &AddonSchema, suggestion: Option<FieldPath>) -> String {
+    let mut message = format!(
+        "not a value of the addon's chart ({}), whose schema refuses keys it does not declare: \
+         the addon's HelmRelease fails to install",
+        addon.chart
+    );
+    if let Some(best) = suggestion {
+        let _ = write!(message, "; did you mean {best}?");
+    }
+    message
 }
 
 #[cfg(test)]

@@ -31,6 +31,15 @@ pub const RENDER_BOUND: Rule = Rule {
     source: "the loops named in `src/bounds.rs`, found by rendering every integer field with Helm (the oracle)",
 };
 
+/// A key an addon's chart refuses.
+pub const ADDON_SCHEMA: Rule = Rule {
+    policy: POLICY,
+    id: "addon-schema",
+    level: Level::Deny,
+    summary: "a key of a Kubernetes addon's `valuesOverride` that the addon's own chart (cert-manager) refuses (`additionalProperties: false`), which fails the addon's release",
+    source: "`apps/kubernetes/templates/helmreleases/cert-manager.yaml`; `system/cert-manager/charts/cert-manager/values.schema.json` of v1.6.2",
+};
+
 /// A key the chart does not declare.
 pub const UNDECLARED_KEY: Rule = Rule {
     policy: POLICY,
@@ -56,6 +65,7 @@ pub const RULES: Catalogue = Catalogue {
         SCHEMA_VIOLATION,
         NULL_FAILS_RENDER,
         RENDER_BOUND,
+        ADDON_SCHEMA,
         UNDECLARED_KEY,
         SPEC_NOT_CHECKED,
     ],

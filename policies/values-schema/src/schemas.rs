@@ -134,6 +134,30 @@ pub struct App {
     /// The defaulted keys whose `null` makes the chart's templates fail,
     /// as the Helm oracle rendered them (`nulls.json`).
     pub nulls: &'static [NullFailure],
+    /// The addon charts a user's values reach whose schemas refuse
+    /// undeclared keys.
+    pub addons: &'static [AddonSchema],
+}
+
+/// An addon's chart, reached verbatim from a block of the user's values,
+/// whose schema closes some of its objects.
+#[derive(Debug)]
+pub struct AddonSchema {
+    /// The block below `spec` the chart validates.
+    pub values: &'static [&'static str],
+    /// The chart, under `packages/`.
+    pub chart: &'static str,
+    /// Its closed objects.
+    pub closed: &'static [Closed],
+}
+
+/// An object of an addon's schema with `additionalProperties: false`.
+#[derive(Debug)]
+pub struct Closed {
+    /// Below the addon's block.
+    pub path: &'static [&'static str],
+    /// Its declared keys, sorted.
+    pub keys: &'static [&'static str],
 }
 
 /// A defaulted key whose `null` makes the chart fail to render: Helm
@@ -158,7 +182,7 @@ pub struct Release {
 }
 
 mod index {
-    use super::{Additional, App, Json, NullFailure, Release, Schema};
+    use super::{Additional, AddonSchema, App, Closed, Json, NullFailure, Release, Schema};
     include!("../schemas/index.rs");
 }
 

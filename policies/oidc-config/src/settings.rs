@@ -5,6 +5,7 @@ use shared::{Exemptions, Validatable};
 
 /// Settings of the policy; every field is optional.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Settings {
     /// Whether the platform's own OIDC (Keycloak, `authentication.oidc.enabled`

@@ -180,9 +180,24 @@ fn policy_values_schema(name: &str, description: &str, settings: Value) -> Value
 }
 
 /// A Kubernetes type's schema from k8s-openapi (generated from the API's
-/// OpenAPI document), inline.
+/// OpenAPI document), inline, with every object closed to the fields it
+/// declares: the API server would prune the others without a word.
 fn kubernetes_schema<T: JsonSchema>() -> Value {
-    settings_schema::<T>()
+    fn close(value: &mut Value) {
+        match value {
+            Value::Object(map) => {
+                if map.contains_key("properties") && !map.contains_key("additionalProperties") {
+                    map.insert("additionalProperties".to_owned(), Value::Bool(false));
+                }
+                map.values_mut().for_each(close);
+            }
+            Value::Array(items) => items.iter_mut().for_each(close),
+            _ => {}
+        }
+    }
+    let mut schema = settings_schema::<T>();
+    close(&mut schema);
+    schema
 }
 
 /// policy-server's verification configuration (`--verification-path`, the

@@ -80,8 +80,12 @@ contextAwareResources. (dict "root" $ "name" "<policy>" ["operations" (list ...)
 policyServer: {{ $root.Values.policyServer.name }}
 module: {{ include "cozystack-policies.module" (list $root $name) }}
 mode: {{ $values.mode }}
+{{- if $values.settings }}
 settings:
   {{- toYaml $values.settings | nindent 2 }}
+{{- else }}
+settings: {}
+{{- end }}
 rules:
 {{- range $metadata.rules }}
 - apiGroups: {{ toJson .apiGroups }}

@@ -247,7 +247,8 @@ enum Command {
         check: bool,
     },
     /// Print a starting ClusterAdmissionPolicy for a policy (from its
-    /// metadata) to save as deploy/bundle/policies/<policy>.yaml.
+    /// metadata), the shape of its template in
+    /// charts/cozystack-policies/templates/policies/<policy>.yaml.
     ScaffoldDeploy { policy: String },
     /// Split a case file into the files `kwctl run` takes (for e2e/kwctl.bats).
     CaseFiles {

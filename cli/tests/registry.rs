@@ -10,7 +10,12 @@
 //! fail (the guard's `Drop`), or is killed (`setpriv --pdeathsig`).
 
 // A test: a panic is a failing assertion, not a trap in a policy-server.
-#![allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};

@@ -99,7 +99,7 @@ lint: setup
 ifeq ($(LINT_WHILE_BUILDING),)
 	# --all-targets leaves out test targets that `cargo test` skips (test = false).
 	$(CARGO) clippy $(CARGO_FLAGS) $(HOST) --all-targets \
-	  --test kwctl --test policy_server --test soak -- -D warnings
+	  --test kwctl --test policy_server --test soak --test chart -- -D warnings
 else
 	@echo "host crates: clippy lints them as the stages below build them (LINT_WHILE_BUILDING)"
 endif
@@ -166,6 +166,7 @@ test: setup
 	@$(STAGE) fuzz-smoke $(SUBMAKE) fuzz-smoke
 	@$(STAGE) e2e-kwctl $(SUBMAKE) e2e-kwctl
 	@$(STAGE) e2e-policy-server $(SUBMAKE) e2e-policy-server
+	@$(STAGE) chart-check $(SUBMAKE) chart-check
 	@$(STAGE) soak $(SUBMAKE) soak SOAK_SECONDS=30
 	@$(STAGE) report-browser $(SUBMAKE) report-browser
 	@$(STAGE) browser-test $(SUBMAKE) browser-test
@@ -201,11 +202,13 @@ clean:
 .PHONY: registry sbom reproducible artifacthub
 REGISTRY_BIN := /usr/bin/docker-registry
 
-## Pushes dist/ to a throwaway docker-registry on 127.0.0.1 (temporary
-## storage, stopped when the test ends) and pulls every artifact back.
-registry: dist
+## Pushes dist/ and the chart to a throwaway docker-registry on 127.0.0.1
+## (temporary storage, stopped when the test ends), pulls every artifact
+## back, and proves the signatures `push --sign-key` writes with kwctl and
+## policy-server.
+registry: dist chart-package
 	@test -x $(REGISTRY_BIN) || tools/need docker-registry docker-registry
-	DOCKER_REGISTRY=$(REGISTRY_BIN) $(LINT_ENV) $(CARGO) test $(CARGO_FLAGS) $(HOST) --test registry -- --ignored --nocapture --test-threads 1
+	DOCKER_REGISTRY=$(REGISTRY_BIN) CHART_ARCHIVE=$(abspath $(CHART_ARCHIVE)) $(LINT_ENV) $(CARGO) test $(CARGO_FLAGS) $(HOST) --test registry -- --ignored --nocapture --test-threads 1
 
 ## dist/<policy>.cdx.json, the CycloneDX SBOM of each module.
 sbom: dist
@@ -215,6 +218,34 @@ sbom: dist
 ## byte for byte.
 reproducible: dist
 	release/reproducible.sh
+
+## The Helm chart (charts/cozystack-policies): `chart` rewrites the files
+## that follow from the policies (files/policies.yaml from each metadata.yml,
+## values.schema.json from each settings type) and renders deploy/ from the
+## chart; the tests fail until the result is committed. `chart-check` lints
+## it with Helm's SDK (tools/helm-venv), renders it with the defaults, with
+## every value changed and with mistakes, checks every rendering, the Flux
+## and Cozystack manifests of charts/install/, and starts policy-server with
+## one (e2e/tests/chart.rs). `chart-package` writes the archive `push --chart`
+## publishes.
+.PHONY: chart chart-check chart-package
+CHART_ARCHIVE = target/chart/cozystack-policies-$(shell sed -n 's/^version: //p' charts/cozystack-policies/Chart.yaml).tgz
+
+chart: cli
+	$(CLI) chart
+	@tools/helm-venv
+	target/helm-venv/bin/python tools/helm-chart deploy
+
+chart-check: dist
+	@tools/helm-venv
+	$(LINT_ENV) $(CARGO) test $(CARGO_FLAGS) $(HOST) --test chart
+
+chart-package:
+	@tools/helm-venv
+	@rm -rf target/chart && mkdir -p target/chart
+	@if [ -x target/helm-venv/bin/python ]; then \
+	  target/helm-venv/bin/python tools/helm-chart package target/chart; \
+	else echo "skipped: no chart archive without Helm's SDK"; fi
 
 ## Rewrites artifacthub/ from the policies' metadata and READMEs.
 artifacthub: cli

@@ -22,6 +22,7 @@ pub mod native;
 pub mod replay;
 pub mod rules;
 pub mod settings_audit;
+pub mod typed;
 pub mod wasm_sections;
 pub mod yaml;
 

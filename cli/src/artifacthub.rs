@@ -185,8 +185,9 @@ pub fn package(metadata: &Metadata, created_at: &str) -> Result<Package> {
              ```console\nkwctl pull {image}\n```\n\
              Then, generate the policy manifest and tune it to your liking. For example:\n\
              ```console\nkwctl scaffold manifest -t ClusterAdmissionPolicy registry://{image}\n```\n\
-             The source repository's `deploy/` directory holds tuned manifests for the whole \
-             bundle (PolicyServer, monitor mode, selectors, platform exemptions).\n"
+             The source repository's Helm chart `charts/cozystack-policies` installs the whole \
+             bundle tuned (PolicyServer, monitor mode, selectors, platform exemptions; rendered \
+             in `deploy/`).\n"
         ),
         maintainers: maintainers(required(metadata, "io.kubewarden.policy.author")?)?,
         provider: Provider {

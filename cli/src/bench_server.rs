@@ -237,6 +237,7 @@ pub fn measure(policies: &[PolicyDir], setup: &Setup, load: &Load) -> Result<Rep
         policies: entries,
         trust_config: setup.trust_config.clone(),
         workers: None,
+        registry: None,
     };
     let server = PolicyServer::start(&config, &setup.work.join("server"))?;
     let resident_start_kib = server.resident_kib();

@@ -7,6 +7,7 @@ mod bench_hostile;
 mod bench_server;
 mod bundle_source;
 mod case_export;
+mod chart;
 mod check;
 mod compile_cache;
 mod deploy;
@@ -17,6 +18,7 @@ mod registry_auth;
 mod registry_source;
 mod report;
 mod settings_source;
+mod sign;
 mod workspace;
 
 use std::path::{Path, PathBuf};
@@ -212,6 +214,18 @@ enum Command {
         /// -o json`), instead of text.
         #[arg(long)]
         json: bool,
+        /// The chart archive (`make chart-package`) to push after the
+        /// modules, to `<registry>/charts/<name>:<version>`.
+        #[arg(long, value_name = "ARCHIVE")]
+        chart: Option<PathBuf>,
+        /// Sign every module and the chart with this unencrypted PEM P-256
+        /// private key (cosign's simple signing, verified by `kwctl verify
+        /// -k` and policy-server's `pubKey` verification).
+        #[arg(long, value_name = "KEY")]
+        sign_key: Option<PathBuf>,
+        /// Push the chart only, no module.
+        #[arg(long, requires = "chart")]
+        chart_only: bool,
         /// Policy names or module paths (every module in --dist by default).
         modules: Vec<String>,
     },
@@ -224,8 +238,17 @@ enum Command {
         #[arg(long)]
         check: bool,
     },
+    /// Write the chart's files that follow from the policies
+    /// (charts/cozystack-policies/files/policies.yaml from each metadata.yml,
+    /// values.schema.json from each settings type).
+    Chart {
+        /// Write nothing; exit 1 when a committed file differs.
+        #[arg(long)]
+        check: bool,
+    },
     /// Print a starting ClusterAdmissionPolicy for a policy (from its
-    /// metadata) to save as deploy/bundle/policies/<policy>.yaml.
+    /// metadata), the shape of its template in
+    /// charts/cozystack-policies/templates/policies/<policy>.yaml.
     ScaffoldDeploy { policy: String },
     /// Split a case file into the files `kwctl run` takes (for e2e/kwctl.bats).
     CaseFiles {
@@ -444,6 +467,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             username,
             password_stdin,
             json,
+            chart,
+            sign_key,
+            chart_only,
             modules,
         } => {
             let auth = match username {
@@ -460,15 +486,36 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 // From the docker configuration, registry by registry.
                 _ => None,
             };
-            let artifacts = push::select(&resolve(root, &dist), &modules)?;
-            push::push_all(&artifacts, registry.as_deref(), auth.as_ref(), |pushed| {
-                if json {
-                    println!("{}", serde_json::to_string(pushed)?);
-                } else {
-                    println!("{} {}", pushed.reference, pushed.immutable_ref);
-                }
-                Ok(())
-            })?;
+            // Everything is read, and so checked, before anything is pushed.
+            let artifacts = if chart_only {
+                Vec::new()
+            } else {
+                push::select(&resolve(root, &dist), &modules)?
+            };
+            let chart = chart
+                .map(|path| push::ChartArchive::load(&resolve(root, &path)))
+                .transpose()?;
+            let key = sign_key
+                .map(|path| sign::SigningKey::from_pem_file(&resolve(root, &path)))
+                .transpose()?;
+            push::push_all(
+                &artifacts,
+                chart.as_ref(),
+                registry.as_deref(),
+                auth.as_ref(),
+                key.as_ref(),
+                |pushed| {
+                    if json {
+                        println!("{}", serde_json::to_string(pushed)?);
+                    } else {
+                        println!("{} {}", pushed.reference, pushed.immutable_ref);
+                        if let Some(signature) = &pushed.signature {
+                            println!("  signed: {signature}");
+                        }
+                    }
+                    Ok(())
+                },
+            )?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Artifacthub { out, check } => {
@@ -492,6 +539,24 @@ fn run(cli: Cli) -> Result<ExitCode> {
             } else {
                 ExitCode::from(1)
             })
+        }
+        Command::Chart { check } => {
+            let generated = chart::generate(&workspace::policies(root)?)?;
+            if check {
+                let drift = generated.drift(root);
+                for path in &drift {
+                    eprintln!("out of date: {}", path.display());
+                }
+                return Ok(if drift.is_empty() {
+                    ExitCode::SUCCESS
+                } else {
+                    ExitCode::from(1)
+                });
+            }
+            for path in generated.write(root)? {
+                println!("wrote {}", path.display());
+            }
+            Ok(ExitCode::SUCCESS)
         }
         Command::ScaffoldDeploy { policy } => {
             let selected = workspace::select(workspace::policies(root)?, &[policy])?;

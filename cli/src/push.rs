@@ -10,6 +10,14 @@
 //! The tag is `v<io.kubewarden.policy.version>`; what is printed is the
 //! immutable `<repository>@sha256:…` reference the registry answers for it,
 //! the one to sign and to pin in a ClusterAdmissionPolicy.
+//!
+//! The chart goes beside the modules as `helm push` lays it out: the
+//! archive `helm package` wrote as the one layer
+//! (`application/vnd.cncf.helm.chart.content.v1.tar+gzip`), its Chart.yaml
+//! as JSON for the config (`application/vnd.cncf.helm.config.v1+json`),
+//! tagged with the chart's version under `<registry>/charts/<name>`, so
+//! `helm install oci://…`, `helm pull` and Flux's OCIRepository read it.
+//! With a signing key, each digest pushed is signed ([`crate::sign`]).
 
 use std::collections::BTreeMap;
 use std::net::IpAddr;
@@ -27,7 +35,12 @@ use oci_client::{Client, Reference};
 use serde::Serialize;
 
 use crate::registry_auth;
+use crate::sign::SigningKey;
 
+/// The layer of a chart archive in Helm's OCI layout.
+pub const HELM_CHART_LAYER_MEDIA_TYPE: &str = "application/vnd.cncf.helm.chart.content.v1.tar+gzip";
+/// The config of a chart in Helm's OCI layout: Chart.yaml as JSON.
+pub const HELM_CONFIG_MEDIA_TYPE: &str = "application/vnd.cncf.helm.config.v1+json";
 /// Where a policy's OCI repository is written in its metadata.
 pub const OCI_URL_ANNOTATION: &str = "io.kubewarden.policy.ociUrl";
 /// The policy's source repository, mirrored into the OCI standard key.
@@ -156,22 +169,39 @@ pub fn client(registry: &str) -> Result<Client> {
 /// What one push produced.
 #[derive(Debug, Clone, Serialize)]
 pub struct Pushed {
-    pub module: PathBuf,
-    /// The tag that was pushed, `<repository>:v<version>`.
+    /// The module or chart archive that was pushed.
+    pub path: PathBuf,
+    /// The tag that was pushed, `<repository>:<tag>`.
     pub reference: String,
     /// `<repository>@sha256:…`, the same object as `reference` for good.
     pub immutable_ref: String,
+    /// `<repository>:sha256-<hex>.sig`, with `--sign-key`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
 }
 
-/// Pushes one artifact and returns its references. Without `auth`, the
-/// credentials come from the docker configuration
-/// ([`registry_auth::for_registry`]).
-pub async fn push(
-    artifact: &Artifact,
-    registry: Option<&str>,
+/// `sha256:<hex>` of `bytes`, as OCI digests are written.
+pub fn sha256_digest(bytes: &[u8]) -> String {
+    use sha2::Digest as _;
+    format!("sha256:{}", hex::encode(sha2::Sha256::digest(bytes)))
+}
+
+/// One OCI artifact: its layer, config and manifest annotations.
+struct Image {
+    layer: ImageLayer,
+    config: Config,
+    annotations: BTreeMap<String, String>,
+}
+
+/// Pushes `image` to `reference`, signs its digest with `key` when one is
+/// given, and returns the references.
+async fn push_image(
+    path: &Path,
+    reference: String,
+    image: Image,
     auth: Option<&RegistryAuth>,
+    key: Option<&SigningKey>,
 ) -> Result<Pushed> {
-    let reference = format!("{}:{}", artifact.repository(registry)?, artifact.tag());
     let parsed: Reference = reference
         .parse()
         .with_context(|| format!("{reference:?} is not an OCI reference"))?;
@@ -180,40 +210,91 @@ pub async fn push(
         .cloned()
         .unwrap_or_else(|| registry_auth::for_registry(parsed.resolve_registry()));
     let explain = |error| registry_auth::explain(parsed.resolve_registry(), &auth, error);
-    let layers = [ImageLayer::new(
-        artifact.wasm.clone(),
-        WASM_LAYER_MEDIA_TYPE.to_owned(),
-        None,
-    )];
-    let config = Config::new(b"{}".to_vec(), WASM_CONFIG_MEDIA_TYPE.to_owned(), None);
-    let mut manifest =
-        OciImageManifest::build(&layers, &config, Some(artifact.manifest_annotations()));
+    let layers = [image.layer];
+    let mut manifest = OciImageManifest::build(&layers, &image.config, Some(image.annotations));
     // kwctl leaves the field out and relies on the Content-Type header; the
     // image spec says it SHOULD be set, and some registries index by it.
     manifest.media_type = Some(OCI_IMAGE_MEDIA_TYPE.to_owned());
     client
-        .push(&parsed, &layers, config, &auth, Some(manifest))
+        .push(&parsed, &layers, image.config, &auth, Some(manifest))
         .await
         .map_err(explain)
-        .with_context(|| format!("pushing {} to {reference}", artifact.path.display()))?;
+        .with_context(|| format!("pushing {} to {reference}", path.display()))?;
     let digest = client
         .fetch_manifest_digest(&parsed, &auth)
         .await
         .map_err(explain)
         .with_context(|| format!("reading the digest of {reference}"))?;
     let repository = format!("{}/{}", parsed.registry(), parsed.repository());
+    let signature = match key {
+        Some(key) => Some(
+            crate::sign::sign(&client, &auth, &repository, &digest, key)
+                .await?
+                .signature,
+        ),
+        None => None,
+    };
     Ok(Pushed {
-        module: artifact.path.clone(),
+        path: path.to_owned(),
         immutable_ref: format!("{repository}@{digest}"),
         reference,
+        signature,
     })
 }
 
-/// Pushes every artifact in order, stopping at the first failure.
-pub fn push_all(
-    artifacts: &[Artifact],
+/// Pushes one module as `kwctl push` lays it out. Without `auth`, the
+/// credentials come from the docker configuration
+/// ([`registry_auth::for_registry`]).
+pub async fn push(
+    artifact: &Artifact,
     registry: Option<&str>,
     auth: Option<&RegistryAuth>,
+    key: Option<&SigningKey>,
+) -> Result<Pushed> {
+    let reference = format!("{}:{}", artifact.repository(registry)?, artifact.tag());
+    let image = Image {
+        layer: ImageLayer::new(
+            artifact.wasm.clone(),
+            WASM_LAYER_MEDIA_TYPE.to_owned(),
+            None,
+        ),
+        config: Config::new(b"{}".to_vec(), WASM_CONFIG_MEDIA_TYPE.to_owned(), None),
+        annotations: artifact.manifest_annotations(),
+    };
+    push_image(&artifact.path, reference, image, auth, key).await
+}
+
+/// Pushes the chart archive as `helm push` lays it out.
+pub async fn push_chart(
+    chart: &ChartArchive,
+    registry: Option<&str>,
+    auth: Option<&RegistryAuth>,
+    key: Option<&SigningKey>,
+) -> Result<Pushed> {
+    let image = Image {
+        layer: ImageLayer::new(
+            chart.archive.clone(),
+            HELM_CHART_LAYER_MEDIA_TYPE.to_owned(),
+            None,
+        ),
+        config: Config::new(
+            serde_json::to_vec(&chart.metadata)?,
+            HELM_CONFIG_MEDIA_TYPE.to_owned(),
+            None,
+        ),
+        annotations: chart.manifest_annotations(),
+    };
+    push_image(&chart.path, chart.reference(registry)?, image, auth, key).await
+}
+
+/// Pushes every module in order, then the chart, stopping at the first
+/// failure.
+pub fn push_all(
+    artifacts: &[Artifact],
+    chart: Option<&ChartArchive>,
+    registry: Option<&str>,
+    auth: Option<&RegistryAuth>,
+    key: Option<&SigningKey>,
     mut report: impl FnMut(&Pushed) -> Result<()>,
 ) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -222,10 +303,101 @@ pub fn push_all(
         .context("starting the async runtime")?;
     runtime.block_on(async {
         for artifact in artifacts {
-            report(&push(artifact, registry, auth).await?)?;
+            report(&push(artifact, registry, auth, key).await?)?;
+        }
+        if let Some(chart) = chart {
+            report(&push_chart(chart, registry, auth, key).await?)?;
         }
         Ok(())
     })
+}
+
+/// A chart archive as `helm package` writes it.
+#[derive(Debug)]
+pub struct ChartArchive {
+    pub path: PathBuf,
+    pub archive: Vec<u8>,
+    /// `Chart.yaml`, as JSON: the config `helm push` writes.
+    pub metadata: serde_json::Value,
+}
+
+impl ChartArchive {
+    /// Reads the archive and the `<name>/Chart.yaml` in it.
+    pub fn load(path: &Path) -> Result<Self> {
+        let archive = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        let mut entries = tar::Archive::new(flate2::read::GzDecoder::new(archive.as_slice()));
+        let mut chart_yaml = None;
+        for entry in entries
+            .entries()
+            .with_context(|| format!("{} is not a chart archive (.tgz)", path.display()))?
+        {
+            let mut entry = entry.with_context(|| format!("reading {}", path.display()))?;
+            let name = entry.path()?.to_string_lossy().into_owned();
+            if name.split('/').count() == 2 && name.ends_with("/Chart.yaml") {
+                let mut text = String::new();
+                std::io::Read::read_to_string(&mut entry, &mut text)
+                    .with_context(|| format!("{}: reading {name}", path.display()))?;
+                chart_yaml = Some(text);
+                break;
+            }
+        }
+        let text = chart_yaml
+            .with_context(|| format!("{} holds no <chart>/Chart.yaml", path.display()))?;
+        let metadata: serde_json::Value = bundle::yaml::from_str(&text)
+            .with_context(|| format!("{}: Chart.yaml", path.display()))?;
+        for key in ["name", "version"] {
+            if !metadata.get(key).is_some_and(serde_json::Value::is_string) {
+                bail!("{}: Chart.yaml has no {key}", path.display());
+            }
+        }
+        Ok(Self {
+            path: path.to_owned(),
+            archive,
+            metadata,
+        })
+    }
+
+    fn field(&self, key: &str) -> Option<&str> {
+        self.metadata.get(key).and_then(serde_json::Value::as_str)
+    }
+
+    /// `<registry>/charts/<name>:<version>`, the reference `helm push
+    /// <archive> oci://<registry>/charts` writes (`+` is no tag character,
+    /// Helm writes `_`).
+    pub fn reference(&self, registry: Option<&str>) -> Result<String> {
+        let name = self.field("name").context("Chart.yaml has no name")?;
+        let version = self.field("version").context("Chart.yaml has no version")?;
+        let registry = registry.unwrap_or(crate::chart::MODULE_REGISTRY);
+        Ok(format!(
+            "{}/charts/{name}:{}",
+            registry.trim_end_matches('/'),
+            version.replace('+', "_")
+        ))
+    }
+
+    /// The manifest annotations `helm push` writes from Chart.yaml (less
+    /// `created`, so that a push of the same archive is the same manifest).
+    pub fn manifest_annotations(&self) -> BTreeMap<String, String> {
+        let mut annotations = BTreeMap::new();
+        for (key, field) in [
+            ("org.opencontainers.image.title", "name"),
+            ("org.opencontainers.image.version", "version"),
+            ("org.opencontainers.image.description", "description"),
+            ("org.opencontainers.image.url", "home"),
+        ] {
+            if let Some(value) = self.field(field).filter(|v| !v.is_empty()) {
+                annotations.insert(key.to_owned(), value.trim().to_owned());
+            }
+        }
+        if let Some(source) = self
+            .metadata
+            .pointer("/sources/0")
+            .and_then(serde_json::Value::as_str)
+        {
+            annotations.insert(OCI_SOURCE_ANNOTATION.to_owned(), source.to_owned());
+        }
+        annotations
+    }
 }
 
 /// The modules to push: the named ones (policy names or paths), or every

@@ -10,7 +10,12 @@
 //! fail (the guard's `Drop`), or is killed (`setpriv --pdeathsig`).
 
 // A test: a panic is a failing assertion, not a trap in a policy-server.
-#![allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
@@ -237,7 +242,7 @@ fn expected_annotations(metadata: &Metadata) -> BTreeMap<String, String> {
 /// Pulls one pushed artifact back by digest and checks it against the
 /// module it was pushed from.
 async fn verify(client: &Client, auth: &RegistryAuth, pushed: &serde_json::Value) -> String {
-    let module_path = PathBuf::from(pushed["module"].as_str().unwrap());
+    let module_path = PathBuf::from(pushed["path"].as_str().unwrap());
     let wasm = std::fs::read(&module_path).unwrap();
     let metadata = Metadata::from_wasm(&wasm).unwrap().unwrap();
     let version = metadata.version().unwrap().to_owned();
@@ -656,4 +661,538 @@ fn check_and_push_use_the_docker_login_of_a_private_registry() {
         "{stdout}"
     );
     std::fs::remove_dir_all(&cache).unwrap();
+}
+
+// --- The chart, and signatures ---------------------------------------------
+
+/// The chart archive `make chart-package` wrote (`CHART_ARCHIVE`), when
+/// Helm's SDK was there to write it.
+fn chart_archive() -> Option<PathBuf> {
+    let path = PathBuf::from(std::env::var_os("CHART_ARCHIVE")?);
+    if path.is_file() {
+        return Some(path);
+    }
+    assert!(
+        std::env::var("CI").map_or(true, |ci| ci != "true"),
+        "{} is missing: `make chart-package` writes it",
+        path.display()
+    );
+    None
+}
+
+fn helm() -> Option<e2e::helm::Helm> {
+    e2e::helm::Helm::find().unwrap()
+}
+
+#[test]
+#[ignore = "needs the docker-registry binary: run `make registry`"]
+fn chart_round_trips_through_a_real_registry() {
+    let (Some(archive), Some(helm)) = (chart_archive(), helm()) else {
+        println!("skipped: no chart archive or no Helm SDK (make chart-package, tools/helm-venv)");
+        return;
+    };
+    let registry = Registry::start("chart", None);
+    let prefix = format!("{}/cozystack-policies", registry.address);
+    let archive_arg = archive.to_string_lossy().into_owned();
+    let push = || {
+        pushed_lines(&cli(
+            &[
+                "push",
+                "--json",
+                "--chart-only",
+                "--chart",
+                &archive_arg,
+                "--registry",
+                &prefix,
+            ],
+            None,
+        ))
+    };
+    let pushed = push();
+    assert_eq!(pushed.len(), 1, "{pushed:?}");
+    let reference = pushed[0]["reference"].as_str().unwrap();
+    assert_eq!(
+        reference,
+        format!("{prefix}/charts/cozystack-policies:0.1.0"),
+        "the chart goes to <registry>/charts/<name>:<version>"
+    );
+    // Helm's OCI layout, read back with the OCI client.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let immutable: Reference = pushed[0]["immutable_ref"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let bytes = std::fs::read(&archive).unwrap();
+    runtime.block_on(async {
+        let client = client();
+        let (raw, _) = client
+            .pull_manifest_raw(
+                &immutable,
+                &RegistryAuth::Anonymous,
+                &[OCI_IMAGE_MEDIA_TYPE],
+            )
+            .await
+            .unwrap();
+        let manifest: OciImageManifest = serde_json::from_slice(&raw).unwrap();
+        assert_eq!(
+            manifest.config.media_type,
+            "application/vnd.cncf.helm.config.v1+json"
+        );
+        assert_eq!(manifest.layers.len(), 1);
+        assert_eq!(
+            manifest.layers[0].media_type,
+            "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
+        );
+        assert_eq!(manifest.layers[0].digest, sha256(&bytes));
+        let annotations = manifest.annotations.unwrap_or_default();
+        assert_eq!(
+            annotations["org.opencontainers.image.title"],
+            "cozystack-policies"
+        );
+        assert_eq!(annotations["org.opencontainers.image.version"], "0.1.0");
+    });
+    // Helm itself pulls it back, byte for byte.
+    let dir = std::env::temp_dir().join(format!("cozystack-chart-pull-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let pulled = helm
+        .pull(&format!("{prefix}/charts/cozystack-policies:0.1.0"), &dir)
+        .unwrap();
+    assert!(
+        std::fs::read(&pulled).unwrap() == bytes,
+        "{} differs from {}",
+        pulled.display(),
+        archive.display()
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+    // A second push of the same archive is the same manifest.
+    assert_eq!(push()[0]["immutable_ref"], pushed[0]["immutable_ref"]);
+    println!(
+        "chart: {} ({} bytes), pulled back by Helm identical",
+        pushed[0]["immutable_ref"],
+        bytes.len()
+    );
+}
+
+/// A P-256 key pair in PEM files, from a fixed scalar: a throwaway key.
+struct KeyPair {
+    private: PathBuf,
+    public: PathBuf,
+    public_pem: String,
+}
+
+impl KeyPair {
+    fn new(dir: &Path, name: &str, scalar: u8) -> KeyPair {
+        use p256::pkcs8::{EncodePrivateKey as _, EncodePublicKey as _, LineEnding};
+        let key = p256::ecdsa::SigningKey::from_bytes(&[scalar; 32].into()).unwrap();
+        let private = dir.join(format!("{name}.key"));
+        let public = dir.join(format!("{name}.pub"));
+        std::fs::write(
+            &private,
+            key.to_pkcs8_pem(LineEnding::LF).unwrap().as_bytes(),
+        )
+        .unwrap();
+        let public_pem = key
+            .verifying_key()
+            .to_public_key_pem(LineEnding::LF)
+            .unwrap();
+        std::fs::write(&public, &public_pem).unwrap();
+        KeyPair {
+            private,
+            public,
+            public_pem,
+        }
+    }
+}
+
+/// Kubewarden's sources file: the loopback registry over plain HTTP.
+fn sources(dir: &Path, registry: &Registry) -> PathBuf {
+    let path = dir.join("sources.yml");
+    std::fs::write(
+        &path,
+        format!("insecure_sources:\n- \"{}\"\n", registry.address),
+    )
+    .unwrap();
+    path
+}
+
+/// kwctl with its store and configuration in `home`.
+fn kwctl(home: &Path, args: &[&str]) -> Output {
+    let binary = host::policy_server::find_program("kwctl").expect("kwctl on PATH");
+    let mut command = Command::new(binary);
+    command
+        .args(args)
+        .env("HOME", home)
+        .env("XDG_CACHE_HOME", home.join("cache"))
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("DOCKER_CONFIG", home.join("docker"));
+    if let Some(trust) = e2e::trust_config() {
+        // Spares the wait for Sigstore's network (no key here is Sigstore's).
+        if matches!(args.first(), Some(&"verify" | &"pull")) {
+            command.arg("--sigstore-trust-config").arg(trust);
+        }
+    }
+    command.output().unwrap()
+}
+
+/// The chart rendered with `values`: its ClusterAdmissionPolicies and the
+/// verification config its ConfigMap holds.
+fn render_chart(
+    helm: &e2e::helm::Helm,
+    values: serde_json::Value,
+) -> (Vec<e2e::manifests::ClusterAdmissionPolicy>, Option<String>) {
+    let rendered = helm
+        .render(&[e2e::helm::Render::with(values)])
+        .unwrap()
+        .pop()
+        .unwrap();
+    let mut policies = Vec::new();
+    let mut verification = None;
+    for document in rendered.documents().unwrap() {
+        match e2e::manifests::Object::from_value(&document).unwrap() {
+            e2e::manifests::Object::ClusterAdmissionPolicy(policy) => policies.push(*policy),
+            e2e::manifests::Object::ConfigMap(map) => {
+                verification = map
+                    .data
+                    .unwrap_or_default()
+                    .get("verification-config")
+                    .cloned();
+            }
+            _ => {}
+        }
+    }
+    (policies, verification)
+}
+
+/// policy-server configured as the controller configures the rendered
+/// policies: every module pulled from the registry, verified with the
+/// rendered verification config.
+fn start_verified(
+    name: &str,
+    policies: &[e2e::manifests::ClusterAdmissionPolicy],
+    verification: &str,
+    sources: &Path,
+) -> Result<host::policy_server::PolicyServer, host::policy_server::ServerError> {
+    let binary = host::policy_server::find_program("policy-server").expect("policy-server on PATH");
+    let dir = root().join("target/e2e/verification").join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let verification_path = dir.join("verification.yml");
+    std::fs::write(&verification_path, verification).unwrap();
+    let mut entries = BTreeMap::new();
+    for policy in policies {
+        let mut entry = e2e::deployed_entry(policy).unwrap();
+        entry.module = policy.spec.as_ref().unwrap().module.clone();
+        entries.insert(e2e::deployed_id(policy), entry);
+    }
+    let config = host::policy_server::ServerConfig {
+        binary,
+        policies: entries,
+        trust_config: e2e::trust_config(),
+        workers: Some(1),
+        registry: Some(host::policy_server::RegistryConfig {
+            sources: Some(sources.to_owned()),
+            verification: Some(verification_path),
+        }),
+    };
+    host::policy_server::PolicyServer::start(&config, &dir)
+}
+
+/// The `Error:` line of a policy-server that stopped at start-up, which must
+/// say that one of `policies` cannot be verified.
+fn refused(
+    result: Result<host::policy_server::PolicyServer, host::policy_server::ServerError>,
+    policies: &[String],
+) -> String {
+    match result {
+        Ok(_) => panic!("policy-server started although {policies:?} do not verify"),
+        Err(host::policy_server::ServerError::Exited { log, .. }) => {
+            let line = log
+                .lines()
+                .find(|line| line.starts_with("Error:"))
+                .unwrap_or_else(|| panic!("no `Error:` line in the log:\n{log}"))
+                .to_owned();
+            assert!(
+                policies
+                    .iter()
+                    .any(|p| line.contains(&format!("Policy 'clusterwide-{p}' cannot be verified"))),
+                "the error names none of {policies:?}: {line}"
+            );
+            line
+        }
+        Err(other) => panic!("{other}"),
+    }
+}
+
+#[test]
+#[ignore = "needs the docker-registry binary: run `make registry`"]
+fn signed_bundle_is_verified_by_kwctl_and_policy_server() {
+    let (Some(_), Some(_)) = (
+        host::policy_server::find_program("kwctl"),
+        host::policy_server::find_program("policy-server"),
+    ) else {
+        assert!(
+            std::env::var("CI").map_or(true, |ci| ci != "true"),
+            "kwctl and policy-server are needed under CI"
+        );
+        println!("skipped: kwctl or policy-server is not on PATH");
+        return;
+    };
+    let helm = helm();
+    let registry = Registry::start("signed", None);
+    let work = std::env::temp_dir().join(format!("cozystack-signing-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).unwrap();
+    let key = KeyPair::new(&work, "cosign", 7);
+    let other = KeyPair::new(&work, "other", 9);
+    let sources = sources(&work, &registry);
+    let prefix = format!("{}/signed", registry.address);
+    let mut args = vec![
+        "push".to_owned(),
+        "--json".to_owned(),
+        "--registry".to_owned(),
+        prefix.clone(),
+        "--sign-key".to_owned(),
+        key.private.to_string_lossy().into_owned(),
+    ];
+    let archive = chart_archive();
+    if let Some(archive) = &archive {
+        args.extend(["--chart".to_owned(), archive.to_string_lossy().into_owned()]);
+    }
+    let pushed = pushed_lines(&cli(
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
+        None,
+    ));
+    assert_eq!(
+        pushed.len(),
+        modules_in_dist().len() + usize::from(archive.is_some())
+    );
+    for line in &pushed {
+        let signature = line["signature"]
+            .as_str()
+            .unwrap_or_else(|| panic!("not signed: {line}"));
+        let digest = line["immutable_ref"]
+            .as_str()
+            .unwrap()
+            .split_once("@sha256:")
+            .unwrap()
+            .1;
+        assert!(
+            signature.ends_with(&format!(":sha256-{digest}.sig")),
+            "{signature}"
+        );
+    }
+    let home = work.join("kwctl-home");
+    let sources_arg = sources.to_string_lossy().into_owned();
+    let public = key.public.to_string_lossy().into_owned();
+    let wrong = other.public.to_string_lossy().into_owned();
+    // kwctl verifies every signed module with the key, and with no other.
+    for line in &pushed {
+        let reference = format!("registry://{}", line["reference"].as_str().unwrap());
+        let ok = kwctl(
+            &home,
+            &[
+                "verify",
+                "--sources-path",
+                &sources_arg,
+                "-k",
+                &public,
+                &reference,
+            ],
+        );
+        assert!(
+            ok.status.success(),
+            "kwctl verify {reference}: {}",
+            String::from_utf8_lossy(&ok.stderr)
+        );
+        let other_key = kwctl(
+            &home,
+            &[
+                "verify",
+                "--sources-path",
+                &sources_arg,
+                "-k",
+                &wrong,
+                &reference,
+            ],
+        );
+        assert!(
+            !other_key.status.success(),
+            "kwctl verify accepted {reference} with another key"
+        );
+    }
+    // kwctl pull with verification.
+    let no_delete = pushed
+        .iter()
+        .find(|l| l["reference"].as_str().unwrap().contains("/no-delete:"))
+        .unwrap();
+    let reference = format!("registry://{}", no_delete["reference"].as_str().unwrap());
+    let pulled = kwctl(
+        &home,
+        &[
+            "pull",
+            "--sources-path",
+            &sources_arg,
+            "--verification-key",
+            &public,
+            &reference,
+        ],
+    );
+    assert!(
+        pulled.status.success(),
+        "kwctl pull -k: {}",
+        String::from_utf8_lossy(&pulled.stderr)
+    );
+    let refused_pull = kwctl(
+        &home,
+        &[
+            "pull",
+            "--sources-path",
+            &sources_arg,
+            "--verification-key",
+            &wrong,
+            &reference,
+        ],
+    );
+    assert!(
+        !refused_pull.status.success(),
+        "kwctl pull accepted another key"
+    );
+    println!(
+        "kwctl verify -k: {} artifacts signed, verified, and refused with another key",
+        pushed.len()
+    );
+
+    let Some(helm) = helm else {
+        println!("skipped: the policy-server half needs Helm's SDK (tools/helm-venv)");
+        return;
+    };
+    // policy-server, configured as the chart renders it with the key in its
+    // verificationConfig, starts and serves the signed bundle.
+    let values = |registry: &str, public_pem: &str| {
+        serde_json::json!({
+            "mode": "protect",
+            "modules": {"registry": registry},
+            "policyServer": {"verificationConfig": {"apiVersion": "v1", "allOf": [
+                {"kind": "pubKey", "owner": "platform-team", "key": public_pem},
+            ]}},
+        })
+    };
+    let (policies, verification) = render_chart(&helm, values(&prefix, &key.public_pem));
+    let verification = verification.expect("the chart renders the verification ConfigMap");
+    let server = start_verified("signed", &policies, &verification, &sources)
+        .unwrap_or_else(|error| panic!("policy-server refused the signed bundle: {error}"));
+    let log = server.log();
+    assert!(
+        log.contains("verified-signatures") || log.contains("signature"),
+        "{log}"
+    );
+    let case = bundle::case::Case::load(
+        &root().join("policies/no-delete/tests/cases/delete-protected-configmap.yaml"),
+    )
+    .unwrap();
+    let review = host::policy_server::admission_review(&case.request);
+    let answer = server
+        .post(
+            "clusterwide-no-delete",
+            &serde_json::to_vec(&review).unwrap(),
+        )
+        .unwrap()
+        .response()
+        .unwrap();
+    assert!(
+        !answer.allowed,
+        "the signed no-delete, in protect mode, rejects the case: {answer:?}"
+    );
+    drop(server);
+    println!(
+        "policy-server: started with the chart's verificationConfig, {} signed policies served",
+        policies.len()
+    );
+
+    // Another key: refused at start-up, the policy named.
+    let (_, wrong_config) = render_chart(&helm, values(&prefix, &other.public_pem));
+    let names: Vec<String> = policies
+        .iter()
+        .filter_map(|p| p.metadata.name.clone())
+        .collect();
+    let line = refused(
+        start_verified("wrong-key", &policies, &wrong_config.unwrap(), &sources),
+        &names,
+    );
+    println!("wrong key: {line}");
+
+    // An unsigned module: refused.
+    let unsigned_prefix = format!("{}/unsigned", registry.address);
+    let module = dist().join("no-delete.wasm").to_string_lossy().into_owned();
+    pushed_lines(&cli(
+        &["push", "--json", "--registry", &unsigned_prefix, &module],
+        None,
+    ));
+    let (unsigned, _) = render_chart(
+        &helm,
+        serde_json::json!({
+            "policies": {"no-delete": {"module": {"registry": unsigned_prefix}}},
+        }),
+    );
+    let unsigned: Vec<_> = unsigned
+        .into_iter()
+        .filter(|p| p.metadata.name.as_deref() == Some("no-delete"))
+        .collect();
+    let line = refused(
+        start_verified("unsigned", &unsigned, &verification, &sources),
+        &["no-delete".to_owned()],
+    );
+    println!("unsigned module: {line}");
+
+    // The signed tag re-pushed with another module: its digest has no
+    // signature, refused.
+    let other_module = std::fs::read(dist().join("storageclass-immutable.wasm")).unwrap();
+    let tag: Reference = format!("{prefix}/no-delete:v0.1.0").parse().unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let layers = [oci_client::client::ImageLayer::new(
+            other_module,
+            WASM_LAYER_MEDIA_TYPE.to_owned(),
+            None,
+        )];
+        let config = oci_client::client::Config::new(
+            b"{}".to_vec(),
+            WASM_CONFIG_MEDIA_TYPE.to_owned(),
+            None,
+        );
+        client()
+            .push(&tag, &layers, config, &RegistryAuth::Anonymous, None)
+            .await
+            .unwrap();
+    });
+    let line = refused(
+        start_verified(
+            "re-pushed",
+            &only_no_delete(&policies),
+            &verification,
+            &sources,
+        ),
+        &["no-delete".to_owned()],
+    );
+    println!("re-pushed tag: {line}");
+    let _ = std::fs::remove_dir_all(&work);
+}
+
+/// no-delete alone, of the rendered policies.
+fn only_no_delete(
+    policies: &[e2e::manifests::ClusterAdmissionPolicy],
+) -> Vec<e2e::manifests::ClusterAdmissionPolicy> {
+    policies
+        .iter()
+        .filter(|p| p.metadata.name.as_deref() == Some("no-delete"))
+        .cloned()
+        .collect()
 }

@@ -8,7 +8,9 @@
 //! `PATH`; without them the suites say so and skip, except under CI
 //! (`CI=true`), where a missing program is a failure.
 
+pub mod helm;
 pub mod hostile;
+pub mod manifests;
 pub mod soak;
 
 use std::collections::BTreeMap;

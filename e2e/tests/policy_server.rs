@@ -197,6 +197,7 @@ fn start(
         policies,
         trust_config: e2e::trust_config(),
         workers: None,
+        registry: None,
     };
     let dir = e2e::root().join("target/e2e/policy-server");
     let server = PolicyServer::start(&config, &dir).map_err(|e| e.to_string())?;
@@ -303,6 +304,7 @@ fn refused_at_start_up(binary: &Path, suite: &Suite, case: &PolicyCase) -> Resul
         policies: BTreeMap::from([(shipped.monitor_id.clone(), entry)]),
         trust_config: e2e::trust_config(),
         workers: Some(1),
+        registry: None,
     };
     let dir = e2e::root()
         .join("target/e2e/start-up")

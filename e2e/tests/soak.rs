@@ -86,6 +86,7 @@ fn soak() -> Result<(), String> {
         policies,
         trust_config: e2e::trust_config(),
         workers: None,
+        registry: None,
     };
     let server = PolicyServer::start(&config, &e2e::root().join("target/soak/policy-server"))
         .map_err(|e| e.to_string())?;

@@ -153,6 +153,20 @@ pub struct ServerConfig {
     pub trust_config: Option<PathBuf>,
     /// Evaluation threads; the server's default (one per core) when `None`.
     pub workers: Option<usize>,
+    /// Modules pulled from a registry (`registry://` in a policy's
+    /// `module`): where from, and what their signatures must satisfy.
+    pub registry: Option<RegistryConfig>,
+}
+
+/// How policy-server pulls modules from a registry and verifies them.
+#[derive(Debug, Clone, Default)]
+pub struct RegistryConfig {
+    /// `--sources-path`: Kubewarden's sources file (insecure, plain-HTTP
+    /// registries such as a loopback test registry).
+    pub sources: Option<PathBuf>,
+    /// `--verification-path`: the verification config every module's
+    /// signatures must satisfy before it is loaded.
+    pub verification: Option<PathBuf>,
 }
 
 /// A running policy-server, stopped when dropped.
@@ -200,6 +214,20 @@ impl PolicyServer {
         }
         if let Some(workers) = config.workers {
             command.args(["--workers", &workers.to_string()]);
+        }
+        if let Some(registry) = &config.registry {
+            // A relative download directory fails to write the modules
+            // (CannotWriteWasmModuleFile): always an absolute one.
+            let downloads = dir.join("downloads");
+            std::fs::create_dir_all(&downloads)
+                .map_err(io(format!("create {}", downloads.display())))?;
+            command.arg("--policies-download-dir").arg(&downloads);
+            if let Some(sources) = &registry.sources {
+                command.arg("--sources-path").arg(sources);
+            }
+            if let Some(verification) = &registry.verification {
+                command.arg("--verification-path").arg(verification);
+            }
         }
         let child = command
             .spawn()

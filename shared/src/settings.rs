@@ -18,6 +18,7 @@ use crate::validators::{is_dns1123_label, is_dns1123_subdomain};
 /// Callers a rule does not apply to: platform controllers, break-glass
 /// groups. Empty by default, as Cozystack's own guardrails exempt nobody.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Exemptions {
     /// User names, exactly as authenticated (`alice@example.org`).
@@ -79,6 +80,7 @@ impl Exemptions {
 /// the `v`. Kept as written, so that [`CozystackVersion::validate`] can
 /// quote a wrong one.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(transparent)]
 pub struct CozystackVersion(Option<String>);
 

@@ -6,6 +6,7 @@ use shared::{Exemptions, Validatable};
 /// Settings of the policy; every field is optional, and the defaults never
 /// deny what the platform renders.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Settings {
     /// Users, groups and service accounts the policy does not apply to.

@@ -15,6 +15,7 @@ fn harbor_only() -> Vec<String> {
 
 /// The confirmation gate on DELETE.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DeleteGate {
     /// `false` turns the gate off; the Harbor value checks stay.
@@ -66,6 +67,7 @@ impl DeleteGate {
 
 /// Settings of the policy; every field is optional.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Settings {
     /// Users, groups and service accounts neither rule applies to.

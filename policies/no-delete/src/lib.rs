@@ -192,39 +192,40 @@ mod tests {
     }
 }
 
-/// The shipped manifest and the component that turns the guard on agree
-/// with the rule.
+/// The shipped manifest and the chart's template, which sends UPDATE once
+/// the guard is on, agree with the rule.
 #[cfg(test)]
 mod manifests {
     use super::*;
 
     fn read(path: &str) -> String {
-        let path = format!("{}/../../deploy/{path}", env!("CARGO_MANIFEST_DIR"));
+        let path = format!("{}/../../{path}", env!("CARGO_MANIFEST_DIR"));
         std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
     }
 
     #[test]
     fn the_bundle_sends_delete_only() {
-        let manifest = read("bundle/policies/no-delete.yaml");
+        let manifest = read("deploy/bundle/policies/no-delete.yaml");
         assert!(
-            manifest.contains("    operations: [DELETE]\n"),
+            manifest.contains("    operations: [\"DELETE\"]\n"),
             "{manifest}"
         );
         assert!(manifest.contains("  settings: {}\n"), "{manifest}");
     }
 
     #[test]
-    fn the_component_adds_update_and_skips_exactly_the_platform_writers() {
-        let component = read("no-delete-label-removal/kustomization.yaml");
-        assert!(component.contains("kind: Component\n"), "{component}");
+    fn the_guard_adds_update_and_skips_exactly_the_platform_writers() {
+        let template = read("charts/cozystack-policies/templates/policies/no-delete.yaml");
         assert!(
-            component.contains("value: [DELETE, UPDATE]\n"),
-            "{component}"
+            template.contains(
+                r#"(ternary (list "DELETE" "UPDATE") (list "DELETE") (not (empty $labelRemoval)))"#
+            ),
+            "{template}"
         );
-        assert!(component.contains("path: /spec/settings/labelRemoval\n"));
-        let condition = component
+        let condition = template
             .split("expression: >-\n")
             .nth(1)
+            .and_then(|rest| rest.split("{{-").next())
             .expect("the matchCondition's expression");
         let quoted: Vec<&str> = condition.split('\'').skip(1).step_by(2).collect();
         let mut expected = vec!["UPDATE"];

@@ -16,6 +16,7 @@ fn default_label_key() -> String {
 /// or is one of the platform's own writers (`crate::is_platform_writer`),
 /// which are never refused.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct LabelRemoval {
     pub allowed_groups: Vec<String>,
@@ -23,6 +24,7 @@ pub struct LabelRemoval {
 
 /// Settings of the policy; every field is optional.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Settings {
     /// The protecting label; its value must be exactly `"true"`.

@@ -5,6 +5,7 @@ use shared::{CozystackVersion, Exemptions, Release, Validatable};
 
 /// Settings of the policy; every field is optional.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Settings {
     /// Whether the platform's own OIDC (Keycloak, `authentication.oidc.enabled`
@@ -20,7 +21,8 @@ pub struct Settings {
     /// request asks for mode `System`, and only warns when it cannot.
     #[serde(default)]
     pub platform_oidc_enabled: Option<bool>,
-    /// The Cozystack release the cluster runs. `spec.oidc` came with
+    /// The Cozystack release the cluster runs: `v1.6.2` (the default) or
+    /// `v1.5.4`, with or without the `v`. `spec.oidc` came with
     /// v1.6: the v1.5.4 charts of Kubernetes and Monitoring have no such
     /// key and ignore it (values-schema warns about an undeclared key), so
     /// under `v1.5.4` nothing here applies.

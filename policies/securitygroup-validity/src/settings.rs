@@ -8,6 +8,7 @@ use shared::{Exemptions, Validatable};
 /// What a reference to an application or SecurityGroup that does not exist
 /// in the namespace leads to.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum MissingTargets {
     /// Allow with a warning: GitOps tools may apply a group before the
@@ -23,6 +24,7 @@ pub enum MissingTargets {
 /// What cozystack-api accepts but what is redundant or selects nothing:
 /// each is a warning unless the setting `deny` lists it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub enum Finding {
     /// The same application attached twice (an empty `apiGroup` is
@@ -62,6 +64,7 @@ impl Finding {
 
 /// Settings of the policy; every field is optional.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Settings {
     /// Users, groups and service accounts the policy does not apply to.

@@ -7,6 +7,7 @@ use shared::{Exemptions, Validatable};
 /// A field to guard beyond the platform's own list, for kinds or fields
 /// that newer platform versions add.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AdditionalField {
     /// The kind (`kind.kind` of the request), e.g. `ClickHouse`.
@@ -20,6 +21,7 @@ pub struct AdditionalField {
 
 /// Settings of the policy; every field is optional.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Settings {
     /// Users, groups and service accounts the policy does not apply to.

@@ -18,6 +18,7 @@ fn default_minimum_version() -> u32 {
 
 /// Settings of the policy; every field is optional.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Settings {
     /// Users, groups and service accounts the policy does not apply to.

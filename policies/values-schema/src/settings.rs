@@ -7,6 +7,7 @@ use crate::schemas::{RELEASES, Release, release};
 
 /// What becomes of a key the chart does not declare.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum UndeclaredKeys {
     /// A warning naming the closest declared key (the default).
@@ -20,9 +21,11 @@ pub enum UndeclaredKeys {
 
 /// Settings of the policy; every field is optional.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Settings {
-    /// The Cozystack release whose chart schemas apply.
+    /// The Cozystack release whose chart schemas apply: `v1.6.2` (the
+    /// default) or `v1.5.4`, with or without the `v`.
     #[serde(default)]
     pub cozystack_version: CozystackVersion,
     /// What to do with keys a chart does not declare.

@@ -1,0 +1,512 @@
+//! `chart`: the two files of the Helm chart (`charts/cozystack-policies/`)
+//! that follow from the policies themselves, written from them so that the
+//! chart cannot drift from the modules it installs.
+//!
+//! - `files/policies.yaml`: what each policy's `metadata.yml` declares and
+//!   its ClusterAdmissionPolicy must repeat (rules, `mutating`,
+//!   `backgroundAudit`, `contextAwareResources`, severity, category,
+//!   version), and, for each context-aware resource, the plural the
+//!   PolicyServer's ClusterRole grants. The templates read it with
+//!   `.Files.Get`; a kind a policy starts to look up reaches the manifest and
+//!   the RBAC with no template edit.
+//! - `values.schema.json`: every value of the chart, each policy's
+//!   `settings` as its settings type decodes them (schemars reads the same
+//!   serde attributes: names, `deny_unknown_fields`, optional fields, enum
+//!   spellings), so `helm install` refuses a misspelt or mistyped setting
+//!   instead of the policy-server crash-looping on it.
+//!
+//! `make chart` writes both (and renders `deploy/` from the chart); a test
+//! fails while the committed files differ from what this writes.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use bundle::metadata::{ContextAwareResource, Rule};
+use schemars::generate::SchemaSettings;
+use schemars::{JsonSchema, Schema};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::deploy::{CATEGORY_ANNOTATION, SEVERITY_ANNOTATION};
+use crate::push::OCI_URL_ANNOTATION;
+use crate::workspace::PolicyDir;
+
+/// The chart, relative to the repository root.
+pub const CHART_DIR: &str = "charts/cozystack-policies";
+/// Where every module of the bundle is published (`<registry>/<policy>`),
+/// the chart's default `modules.registry`.
+pub const MODULE_REGISTRY: &str = "ghcr.io/cozystack/cozystack-policies";
+
+const POLICIES_HEADER: &str = "\
+# What each policy's metadata.yml declares, for the chart's templates: written
+# by `cozystack-policies chart` (make chart) from policies/*/metadata.yml; do
+# not edit, regenerate. `reads` are the plurals of contextAwareResources, the
+# PolicyServer's ClusterRole grants get, list and watch on them.
+";
+
+/// One policy as the chart's templates read it.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ChartPolicy {
+    version: String,
+    severity: String,
+    category: String,
+    rules: Vec<Rule>,
+    mutating: bool,
+    background_audit: bool,
+    context_aware_resources: Vec<ContextAwareResource>,
+    reads: Vec<Read>,
+}
+
+/// A resource the PolicyServer's service account may get, list and watch.
+#[derive(Debug, Serialize, PartialEq, Eq, PartialOrd, Ord)]
+#[serde(rename_all = "camelCase")]
+struct Read {
+    api_group: String,
+    resource: String,
+}
+
+/// The schema of a policy's settings type, with every subschema inline (the
+/// chart's schema holds eight of them side by side) and no `$schema`.
+fn settings_schema<T: JsonSchema>() -> Value {
+    let generator = SchemaSettings::draft2020_12()
+        .with(|settings| {
+            settings.inline_subschemas = true;
+            settings.meta_schema = None;
+        })
+        .into_generator();
+    let mut schema: Schema = generator.into_root_schema_for::<T>();
+    if let Some(object) = schema.as_object_mut() {
+        object.remove("title");
+    }
+    schema.to_value()
+}
+
+/// The settings schema of a policy of this workspace; a new policy needs
+/// its line here (the test names it).
+fn settings_of(policy: &str) -> Option<Value> {
+    Some(match policy {
+        "chart-render" => settings_schema::<chart_render::Settings>(),
+        "harbor-retention" => settings_schema::<harbor_retention::Settings>(),
+        "no-delete" => settings_schema::<no_delete::Settings>(),
+        "oidc-config" => settings_schema::<oidc_config::Settings>(),
+        "securitygroup-validity" => settings_schema::<securitygroup_validity::Settings>(),
+        "storageclass-immutable" => settings_schema::<storageclass_immutable::Settings>(),
+        "upgrade-readiness" => settings_schema::<upgrade_readiness::Settings>(),
+        "values-schema" => settings_schema::<values_schema::Settings>(),
+        _ => return None,
+    })
+}
+
+/// A policy's entry of `files/policies.yaml`, checking that its module is
+/// published where the chart pulls it from.
+fn chart_policy(policy: &PolicyDir) -> Result<ChartPolicy> {
+    let metadata = policy.metadata()?;
+    let annotation = |key: &str| -> Result<String> {
+        metadata
+            .annotations
+            .get(key)
+            .cloned()
+            .with_context(|| format!("{}: annotation {key} is missing", policy.name))
+    };
+    let oci_url = annotation(OCI_URL_ANNOTATION)?;
+    let expected = format!("{MODULE_REGISTRY}/{}", policy.name);
+    if oci_url != expected {
+        bail!(
+            "{}: {OCI_URL_ANNOTATION} is {oci_url}, but the chart pulls {expected} \
+             (modules.registry and the policy's name)",
+            policy.name
+        );
+    }
+    let mut reads: Vec<Read> = metadata
+        .context_aware_resources
+        .iter()
+        .map(|resource| {
+            let group = resource
+                .api_version
+                .rsplit_once('/')
+                .map_or("", |(group, _)| group);
+            Read {
+                api_group: group.to_owned(),
+                resource: crate::manifests::plural(group, &resource.kind),
+            }
+        })
+        .collect();
+    reads.sort();
+    reads.dedup();
+    Ok(ChartPolicy {
+        version: metadata
+            .version()
+            .with_context(|| format!("{}: the version annotation is missing", policy.name))?
+            .to_owned(),
+        severity: annotation(SEVERITY_ANNOTATION)?,
+        category: annotation(CATEGORY_ANNOTATION)?,
+        rules: metadata.rules.clone(),
+        mutating: metadata.mutating,
+        background_audit: metadata.background_audit,
+        context_aware_resources: metadata.context_aware_resources.clone(),
+        reads,
+    })
+}
+
+/// `monitor` or `protect`, as a ClusterAdmissionPolicy's `spec.mode`.
+fn mode_schema(description: &str) -> Value {
+    json!({"type": "string", "enum": ["monitor", "protect"], "description": description})
+}
+
+/// One policy's values: `enabled`, `mode`, `settings`, `module`.
+fn policy_values_schema(name: &str, description: &str, settings: Value) -> Value {
+    json!({
+        "type": "object",
+        "additionalProperties": false,
+        "description": format!("{name}: {description}"),
+        "properties": {
+            "enabled": {"type": "boolean", "description": "Install this policy's ClusterAdmissionPolicy."},
+            "mode": mode_schema("This policy's mode; the chart's `mode` when unset."),
+            "settings": settings,
+            "module": {
+                "type": "object",
+                "additionalProperties": false,
+                "description": "Where the module is pulled from: registry://<registry>/<policy>:<tag>[@<digest>].",
+                "properties": {
+                    "registry": {"type": "string", "minLength": 1, "description": "Replaces `modules.registry` for this policy."},
+                    "tag": {"type": "string", "pattern": "^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$", "description": "The tag; v<the policy's version> when unset."},
+                    "digest": {"type": "string", "pattern": "^sha256:[0-9a-f]{64}$", "description": "Pins the module by digest (what `push` prints)."},
+                },
+            },
+        },
+    })
+}
+
+/// A Kubernetes type's schema from k8s-openapi (generated from the API's
+/// OpenAPI document), inline, with every object closed to the fields it
+/// declares: the API server would prune the others without a word.
+fn kubernetes_schema<T: JsonSchema>() -> Value {
+    fn close(value: &mut Value) {
+        match value {
+            Value::Object(map) => {
+                if map.contains_key("properties") && !map.contains_key("additionalProperties") {
+                    map.insert("additionalProperties".to_owned(), Value::Bool(false));
+                }
+                map.values_mut().for_each(close);
+            }
+            Value::Array(items) => items.iter_mut().for_each(close),
+            _ => {}
+        }
+    }
+    let mut schema = settings_schema::<T>();
+    close(&mut schema);
+    schema
+}
+
+/// policy-server's verification configuration (`--verification-path`, the
+/// `verification-config` key of the ConfigMap a PolicyServer's
+/// `verificationConfig` names), as policy-fetcher's
+/// `verify/config.rs` reads it (`VersionedVerificationConfig` v1, every
+/// struct `deny_unknown_fields`).
+fn verification_schema() -> Value {
+    let annotations = json!({"type": "object", "additionalProperties": {"type": "string"}});
+    let signature = json!({
+        "oneOf": [
+            {
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["kind", "key"],
+                "properties": {
+                    "kind": {"const": "pubKey"},
+                    "owner": {"type": "string"},
+                    "key": {"type": "string", "pattern": "-----BEGIN PUBLIC KEY-----", "description": "The PEM public key (cosign.pub)."},
+                    "annotations": annotations,
+                },
+            },
+            {
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["kind", "issuer", "subject"],
+                "properties": {
+                    "kind": {"const": "genericIssuer"},
+                    "issuer": {"type": "string"},
+                    "subject": {
+                        "type": "object",
+                        "additionalProperties": false,
+                        "minProperties": 1,
+                        "maxProperties": 1,
+                        "properties": {"equal": {"type": "string"}, "urlPrefix": {"type": "string"}},
+                    },
+                    "annotations": annotations,
+                },
+            },
+            {
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["kind", "owner"],
+                "properties": {
+                    "kind": {"const": "githubAction"},
+                    "owner": {"type": "string"},
+                    "repo": {"type": "string"},
+                    "annotations": annotations,
+                },
+            },
+        ],
+    });
+    json!({
+        "type": "object",
+        "additionalProperties": false,
+        "description": "policy-server's verification configuration: when set, the chart writes it into a ConfigMap and the PolicyServer refuses to start with a module whose signatures do not satisfy it. Empty: no verification.",
+        "properties": {
+            "apiVersion": {"const": "v1"},
+            "allOf": {"type": "array", "items": signature},
+            "anyOf": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["signatures"],
+                "properties": {
+                    "minimumMatches": {"type": "integer", "minimum": 1, "maximum": 255},
+                    "signatures": {"type": "array", "minItems": 1, "items": signature},
+                },
+            },
+        },
+        "dependentRequired": {"allOf": ["apiVersion"], "anyOf": ["apiVersion"]},
+    })
+}
+
+/// The values of the PolicyServer the policies run on.
+fn policy_server_schema() -> Value {
+    use k8s_openapi::api::core::v1::{Affinity, Toleration};
+    use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+    let quantities = kubernetes_schema::<BTreeMap<String, Quantity>>();
+    json!({
+        "type": "object",
+        "additionalProperties": false,
+        "properties": {
+            "name": {"type": "string", "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", "maxLength": 50, "description": "The PolicyServer's name; Kubewarden's controller names its Deployment and Service policy-server-<name>."},
+            "image": {"type": "string", "minLength": 1, "description": "policy-server's image."},
+            "replicas": {"type": "integer", "minimum": 1},
+            "minAvailable": {"description": "Of the PodDisruptionBudget the controller creates (a number or a percentage); null for none.", "type": ["integer", "string", "null"], "minimum": 0, "pattern": "^[0-9]+%$"},
+            "maxUnavailable": {"description": "Instead of minAvailable (only one of the two).", "type": ["integer", "string", "null"], "minimum": 0, "pattern": "^[0-9]+%$"},
+            "resources": {
+                "type": "object",
+                "additionalProperties": false,
+                "properties": {"requests": quantities, "limits": quantities},
+            },
+            "affinity": kubernetes_schema::<Affinity>(),
+            "tolerations": {"type": "array", "items": kubernetes_schema::<Toleration>()},
+            "priorityClassName": {"type": "string"},
+            "serviceAccount": {
+                "type": "object",
+                "additionalProperties": false,
+                "properties": {
+                    "create": {"type": "boolean", "description": "Create the service account and the ClusterRole that lets it read what the context-aware policies look up."},
+                    "name": {"type": "string", "minLength": 1},
+                },
+            },
+            "verificationConfig": verification_schema(),
+        },
+        "not": {"required": ["minAvailable", "maxUnavailable"], "properties": {"minAvailable": {"not": {"type": "null"}}, "maxUnavailable": {"not": {"type": "null"}}}},
+    })
+}
+
+/// The chart's `values.schema.json` for `policies` (name, description,
+/// settings schema).
+fn values_schema(policies: &[(String, String, Value)]) -> Value {
+    let per_policy: serde_json::Map<String, Value> = policies
+        .iter()
+        .map(|(name, description, settings)| {
+            (
+                name.clone(),
+                policy_values_schema(name, description, settings.clone()),
+            )
+        })
+        .collect();
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$comment": "Written by `cozystack-policies chart` (make chart) from each policy's settings type: do not edit, regenerate.",
+        "title": "Values of the cozystack-policies chart",
+        "type": "object",
+        "additionalProperties": false,
+        "properties": {
+            "global": {"type": "object", "description": "Helm's values shared with parent charts; unused."},
+            "mode": mode_schema("The mode of every policy whose own `mode` is unset: monitor (nothing is rejected; the policy-server logs what would be, audit-scanner reports it) or protect. Kubewarden allows monitor to protect, never back."),
+            "modules": {
+                "type": "object",
+                "additionalProperties": false,
+                "properties": {
+                    "registry": {"type": "string", "minLength": 1, "description": "Registry and namespace of the modules: registry://<registry>/<policy>."},
+                },
+            },
+            "policies": {
+                "type": "object",
+                "additionalProperties": false,
+                "properties": per_policy,
+            },
+            "policyServer": policy_server_schema(),
+            "networkPolicy": {
+                "type": "object",
+                "additionalProperties": false,
+                "properties": {
+                    "enabled": {"type": "boolean", "description": "The CiliumNetworkPolicy that admits the webhook's callers to the policy-server pods."},
+                    "namespaces": {"type": "array", "items": {"type": "string", "minLength": 1}, "description": "Namespaces whose pods may call the webhook, besides the release's (audit-scanner, the controller): cozystack-api's."},
+                },
+            },
+        },
+    })
+}
+
+/// The generated files of the chart, relative to the repository root.
+#[derive(Debug)]
+pub struct Generated {
+    pub files: Vec<(PathBuf, String)>,
+}
+
+/// Both generated files for the policies of the workspace.
+pub fn generate(policies: &[PolicyDir]) -> Result<Generated> {
+    let mut chart_policies = BTreeMap::new();
+    let mut schemas = Vec::new();
+    for policy in policies {
+        let entry = chart_policy(policy)?;
+        let settings = settings_of(&policy.name).with_context(|| {
+            format!(
+                "{}: no settings schema; add its Settings type to cli/src/chart.rs `settings_of`",
+                policy.name
+            )
+        })?;
+        let description = policy
+            .metadata()?
+            .annotations
+            .get("io.kubewarden.policy.description")
+            .map(|text| text.split_whitespace().collect::<Vec<_>>().join(" "))
+            .unwrap_or_default();
+        schemas.push((policy.name.clone(), description, settings));
+        chart_policies.insert(policy.name.clone(), entry);
+    }
+    let policies_yaml = format!(
+        "{POLICIES_HEADER}{}",
+        serde_saphyr::to_string(&chart_policies)?
+    );
+    let mut schema = serde_json::to_string_pretty(&values_schema(&schemas))?;
+    schema.push('\n');
+    let dir = PathBuf::from(CHART_DIR);
+    Ok(Generated {
+        files: vec![
+            (dir.join("files/policies.yaml"), policies_yaml),
+            (dir.join("values.schema.json"), schema),
+        ],
+    })
+}
+
+impl Generated {
+    /// Writes the files that differ under `root`; the paths written.
+    pub fn write(&self, root: &Path) -> Result<Vec<PathBuf>> {
+        let mut written = Vec::new();
+        for path in self.drift(root) {
+            let text = self
+                .files
+                .iter()
+                .find(|(p, _)| *p == path)
+                .map(|(_, text)| text)
+                .context("a drifted file is one of the generated ones")?;
+            let target = root.join(&path);
+            if let Some(parent) = target.parent() {
+                std::fs::create_dir_all(parent)
+                    .with_context(|| format!("creating {}", parent.display()))?;
+            }
+            std::fs::write(&target, text)
+                .with_context(|| format!("writing {}", target.display()))?;
+            written.push(path);
+        }
+        Ok(written)
+    }
+
+    /// The files whose committed text under `root` differs.
+    pub fn drift(&self, root: &Path) -> Vec<PathBuf> {
+        self.files
+            .iter()
+            .filter(|(path, text)| {
+                std::fs::read_to_string(root.join(path)).ok().as_ref() != Some(text)
+            })
+            .map(|(path, _)| path.clone())
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workspace;
+
+    fn root() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn committed_chart_files_are_what_the_policies_give() {
+        let root = root();
+        let generated = generate(&workspace::policies(&root).unwrap()).unwrap();
+        let drift = generated.drift(&root);
+        assert!(
+            drift.is_empty(),
+            "{drift:?} differ from what the policies give: run `make chart` and commit"
+        );
+    }
+
+    /// The settings schema is the settings type: every case's settings
+    /// that the policy accepts pass it, and a field the type does not have
+    /// is refused.
+    #[test]
+    fn settings_schemas_accept_every_accepted_case_and_refuse_unknown_keys() {
+        let root = root();
+        for policy in workspace::policies(&root).unwrap() {
+            let schema = settings_of(&policy.name).unwrap();
+            let mut schemas = boon::Schemas::new();
+            let mut compiler = boon::Compiler::new();
+            compiler
+                .add_resource("settings.json", schema.clone())
+                .unwrap();
+            let index = compiler.compile("settings.json", &mut schemas).unwrap();
+            for file in bundle::case::case_files(&policy.cases_dir()).unwrap() {
+                let case = bundle::case::Case::load(&file).unwrap();
+                if case.expect.result == bundle::case::Outcome::InvalidSettings {
+                    continue;
+                }
+                let settings = if case.settings.is_null() {
+                    json!({})
+                } else {
+                    case.settings.clone()
+                };
+                if let Err(error) = schemas.validate(&settings, index) {
+                    panic!("{}: the schema refuses {settings}: {error}", file.display());
+                }
+            }
+            assert!(
+                schemas
+                    .validate(&json!({"noSuchSetting": true}), index)
+                    .is_err(),
+                "{}: unknown settings pass the schema",
+                policy.name
+            );
+        }
+    }
+
+    #[test]
+    fn context_aware_resources_become_reads() {
+        let root = root();
+        let policies = workspace::policies(&root).unwrap();
+        let policy = policies
+            .iter()
+            .find(|p| p.name == "securitygroup-validity")
+            .unwrap();
+        let entry = chart_policy(policy).unwrap();
+        assert!(entry.reads.contains(&Read {
+            api_group: "helm.toolkit.fluxcd.io".into(),
+            resource: "helmreleases".into()
+        }));
+        assert!(entry.reads.contains(&Read {
+            api_group: "cozystack.io".into(),
+            resource: "applicationdefinitions".into()
+        }));
+    }
+}

@@ -1,0 +1,149 @@
+//! The chart through Helm itself: `tools/helm-chart` run by the Python of
+//! `target/helm-venv` (Helm v4.2.3's SDK, `tools/helm-venv` installs it).
+//! Where the venv is missing the suites that need Helm say they are
+//! skipped; under CI (`CI=true`) that is a failure.
+
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One rendering: release name, namespace, values.
+#[derive(Debug, Clone, Serialize)]
+pub struct Render {
+    pub name: String,
+    pub namespace: String,
+    pub values: Value,
+}
+
+impl Render {
+    /// The chart as `deploy/` renders it: release cozystack-policies in
+    /// kubewarden.
+    pub fn with(values: Value) -> Self {
+        Self {
+            name: "cozystack-policies".to_owned(),
+            namespace: "kubewarden".to_owned(),
+            values,
+        }
+    }
+}
+
+/// What Helm made of one rendering: the manifests by template path, or the
+/// error (values the schema refuses, a failed template).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Rendered {
+    Templates(BTreeMap<String, String>),
+    Error(String),
+}
+
+impl Rendered {
+    /// Every document of every template, in template order.
+    pub fn documents(&self) -> Result<Vec<Value>, String> {
+        match self {
+            Rendered::Templates(templates) => {
+                let mut all = Vec::new();
+                for (path, text) in templates {
+                    all.extend(
+                        crate::manifests::documents(text).map_err(|e| format!("{path}: {e}"))?,
+                    );
+                }
+                Ok(all)
+            }
+            Rendered::Error(error) => Err(format!("Helm refused the rendering: {error}")),
+        }
+    }
+}
+
+/// Helm's SDK, ready to run.
+#[derive(Debug, Clone)]
+pub struct Helm {
+    python: PathBuf,
+    script: PathBuf,
+}
+
+impl Helm {
+    /// The venv `tools/helm-venv` made: `Ok(None)` where it is missing
+    /// (skipped), an error under CI.
+    pub fn find() -> Result<Option<Helm>, String> {
+        let root = crate::root();
+        let python = root.join("target/helm-venv/bin/python");
+        if python.is_file() {
+            return Ok(Some(Helm {
+                python,
+                script: root.join("tools/helm-chart"),
+            }));
+        }
+        if std::env::var("CI").is_ok_and(|ci| ci == "true") {
+            return Err(format!(
+                "{} is missing, and under CI that is a failure: run tools/helm-venv",
+                python.display()
+            ));
+        }
+        Ok(None)
+    }
+
+    fn run(&self, args: &[&str], input: &[u8]) -> Result<String, String> {
+        let mut child = Command::new(&self.python)
+            .arg(&self.script)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("{}: {e}", self.python.display()))?;
+        if let Some(mut stdin) = child.stdin.take() {
+            stdin
+                .write_all(input)
+                .map_err(|e| format!("writing to tools/helm-chart: {e}"))?;
+        }
+        let output = child
+            .wait_with_output()
+            .map_err(|e| format!("tools/helm-chart: {e}"))?;
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        if !output.status.success() {
+            return Err(format!(
+                "tools/helm-chart {}: {}\n{stdout}{}",
+                args.join(" "),
+                output.status,
+                String::from_utf8_lossy(&output.stderr)
+            ));
+        }
+        Ok(stdout)
+    }
+
+    /// Renders each request, in one run of Helm.
+    pub fn render(&self, requests: &[Render]) -> Result<Vec<Rendered>, String> {
+        let input = serde_json::to_vec(requests).map_err(|e| e.to_string())?;
+        let output = self.run(&["render"], &input)?;
+        serde_json::from_str(&output).map_err(|e| format!("tools/helm-chart render: {e}"))
+    }
+
+    /// `helm lint --strict`: its findings when there are any.
+    pub fn lint(&self) -> Result<(), String> {
+        self.run(&["lint"], b"").map(drop)
+    }
+
+    /// Whether `deploy/bundle/` is the chart's rendering with its defaults.
+    pub fn deploy_is_rendered(&self) -> Result<(), String> {
+        self.run(&["deploy", "--check"], b"").map(drop)
+    }
+
+    /// `helm package` into `dir`: the archive.
+    pub fn package(&self, dir: &Path) -> Result<PathBuf, String> {
+        let dir = dir.to_string_lossy();
+        Ok(PathBuf::from(self.run(&["package", &dir], b"")?.trim()))
+    }
+
+    /// `helm pull oci://<reference>` (`registry/path/name:version`) into
+    /// `dir`: the archive.
+    pub fn pull(&self, reference: &str, dir: &Path) -> Result<PathBuf, String> {
+        let dir = dir.to_string_lossy();
+        Ok(PathBuf::from(
+            self.run(&["pull", reference, &dir], b"")?.trim(),
+        ))
+    }
+}

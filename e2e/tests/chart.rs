@@ -1,0 +1,1416 @@
+//! The Helm chart (`charts/cozystack-policies`) through Helm itself, and
+//! `deploy/`, which is its rendering with the defaults.
+//!
+//! - `deploy/…`: the committed `deploy/bundle/` (read without Helm): every
+//!   object typed, each ClusterAdmissionPolicy held to its policy's
+//!   metadata.yml and its settings accepted by the module, the PolicyServer,
+//!   RBAC and network policy able to serve the bundle.
+//! - `helm/lint`, `helm/deploy-is-the-chart`: `helm lint --strict`, and
+//!   `deploy/bundle/` equal to the chart's rendering (run `make chart`).
+//! - `<rendering>/…`: the same checks for the chart rendered with its
+//!   defaults, with every value changed (`every-value`, and `every-value/
+//!   values-reach-the-manifests`: each value shows in the manifests; every
+//!   leaf of values.yaml is changed by one of the renderings), with
+//!   everything optional off (`disabled`), and with no-delete's guard on
+//!   (`label-removal`).
+//! - `schema/…`: values.schema.json accepts the settings of every case a
+//!   policy accepts, refuses mistakes with the key named, and refuses the
+//!   invalid-settings cases it can express (the rest are refused by
+//!   policy-server at start-up: `start-up/*` of the policy_server suite).
+//! - `install/…`: the Flux HelmRelease and the Cozystack PackageSource and
+//!   Package of `charts/install/`, typed, pointing at the published chart,
+//!   their values rendered by Helm, and shown verbatim in the README.
+//! - `policy-server/every-value`: policy-server started with exactly the
+//!   `every-value` rendering's policies: each policy in the mode the values
+//!   gave it, with the settings they gave it.
+//!
+//! Helm comes from target/helm-venv (`make chart` runs tools/helm-venv);
+//! without it the Helm trials say they are skipped (a failure under CI).
+
+// serde_json's `value["key"]` is Null for a missing key: reading manifests
+// that way cannot panic, and the values built here are objects.
+#![allow(clippy::indexing_slicing)]
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use bundle::Metadata;
+use bundle::case::{Outcome, Runner};
+use e2e::helm::{Helm, Render, Rendered};
+use e2e::manifests::{ClusterAdmissionPolicy, Object};
+use host::policy_server::{PolicyMode, PolicyServer, ServerConfig, admission_review};
+use kubewarden_policy_sdk::crd::policies::common::PolicyMode as CrdMode;
+use libtest_mimic::{Arguments, Failed, Trial};
+use serde_json::{Value, json};
+
+const CHART: &str = "charts/cozystack-policies";
+const CHART_REPOSITORY: &str = "ghcr.io/cozystack/cozystack-policies/charts/cozystack-policies";
+const PLATFORM_CONDITION: &str = "!request.userInfo.groups.exists(g, g in ['system:serviceaccounts:cozy-system', 'system:serviceaccounts:cozy-fluxcd'])";
+const HELM_LAYER: &str = "application/vnd.cncf.helm.chart.content.v1.tar+gzip";
+
+fn main() {
+    let args = Arguments::from_args();
+    let trials = trials()
+        .unwrap_or_else(|error| vec![Trial::test("chart/set-up", move || Err(error.into()))]);
+    libtest_mimic::run(&args, trials).exit();
+}
+
+/// What every check needs to know about the workspace.
+struct Bundle {
+    metadata: BTreeMap<String, Metadata>,
+    /// files/policies.yaml: what the templates read.
+    chart_policies: Value,
+    /// values.yaml, the chart's defaults.
+    defaults: Value,
+    /// Chart.yaml.
+    chart: Value,
+}
+
+/// One rendering of the chart: the values given and what came out.
+struct Rendering {
+    name: &'static str,
+    /// The values as Helm merges them: values.yaml under the given ones.
+    values: Value,
+    documents: Result<Vec<Value>, String>,
+}
+
+fn read(path: &str) -> Result<String, String> {
+    let full = e2e::root().join(path);
+    std::fs::read_to_string(&full).map_err(|e| format!("{}: {e}", full.display()))
+}
+
+fn yaml(path: &str) -> Result<Value, String> {
+    bundle::yaml::from_str(&read(path)?).map_err(|e| format!("{path}: {e}"))
+}
+
+fn load() -> Result<Bundle, String> {
+    let mut metadata = BTreeMap::new();
+    for policy in e2e::policies()? {
+        let path = e2e::root()
+            .join("policies")
+            .join(&policy)
+            .join("metadata.yml");
+        let read = Metadata::from_yaml_file(&path).map_err(|e| e.to_string())?;
+        metadata.insert(policy, read);
+    }
+    Ok(Bundle {
+        metadata,
+        chart_policies: yaml(&format!("{CHART}/files/policies.yaml"))?,
+        defaults: yaml(&format!("{CHART}/values.yaml"))?,
+        chart: yaml(&format!("{CHART}/Chart.yaml"))?,
+    })
+}
+
+/// `over` merged onto `under`, maps key by key, as Helm merges values.
+fn merged(under: &Value, over: &Value) -> Value {
+    match (under, over) {
+        (Value::Object(under), Value::Object(over)) => {
+            let mut out = under.clone();
+            for (key, value) in over {
+                let merged = match out.get(key) {
+                    Some(below) if !value.is_null() => merged(below, value),
+                    _ => value.clone(),
+                };
+                out.insert(key.clone(), merged);
+            }
+            Value::Object(out)
+        }
+        _ => over.clone(),
+    }
+}
+
+/// The committed deploy/bundle/, as `kubectl apply -k deploy/` applies it.
+fn deploy_documents() -> Result<Vec<Value>, String> {
+    let top = yaml("deploy/kustomization.yaml")?;
+    if top["resources"] != json!(["bundle"]) {
+        return Err("deploy/kustomization.yaml must apply exactly bundle/".into());
+    }
+    let kustomization = yaml("deploy/bundle/kustomization.yaml")?;
+    let mut documents = Vec::new();
+    for file in kustomization["resources"].as_array().into_iter().flatten() {
+        let file = file.as_str().unwrap_or_default();
+        documents.extend(e2e::manifests::documents(&read(&format!(
+            "deploy/bundle/{file}"
+        ))?)?);
+    }
+    Ok(documents)
+}
+
+/// A public key for the verification config, made for this test (the
+/// rendering is checked, not verified against).
+const TEST_PUBLIC_KEY: &str = "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAErQSw7hcodCCLS7IID5lAbu2kPRq+\ncIG0jOYmK4pcWgz4dzSen8tIUIi4WrWz2fuvH16phgy+Dz/tJnQJW+KzRQ==\n-----END PUBLIC KEY-----\n";
+
+/// The settings of a case of `policy` that the policy accepts and rejects
+/// something with: the `every-value` rendering gives the policy those, so
+/// policy-server can be asked the case.
+fn settings_with_a_failing_case(policy: &str) -> Result<Value, String> {
+    let mut fallback = json!({});
+    for case in e2e::cases()?.into_iter().filter(|c| c.policy == policy) {
+        let expect = case.case.expectation(Runner::PolicyServer);
+        if expect.result == Outcome::Fail && case.settings() != json!({}) {
+            return Ok(case.settings());
+        }
+        if expect.result != Outcome::InvalidSettings && fallback == json!({}) {
+            fallback = case.settings();
+        }
+    }
+    Ok(fallback)
+}
+
+/// Every value of values.yaml changed (what `disabled` turns off aside).
+fn every_value(bundle: &Bundle) -> Result<Value, String> {
+    let mut policies = serde_json::Map::new();
+    for (i, policy) in bundle.metadata.keys().enumerate() {
+        let mut values = json!({
+            "enabled": true,
+            "settings": settings_with_a_failing_case(policy)?,
+        });
+        // Half the policies in protect by their own mode, the other half by
+        // the chart's: both ways of setting it are seen.
+        if i % 2 == 0 {
+            values["mode"] = json!("monitor");
+        }
+        values["module"] = match i % 3 {
+            0 => json!({"tag": "v9.9.9"}),
+            1 => json!({"digest": format!("sha256:{}", "ab".repeat(32))}),
+            _ => {
+                json!({"registry": "other.example.com/policies", "tag": "v1.2.3", "digest": format!("sha256:{}", "cd".repeat(32))})
+            }
+        };
+        policies.insert(policy.clone(), values);
+    }
+    Ok(json!({
+        "mode": "protect",
+        "modules": {"registry": "registry.example.com/mirror"},
+        "policies": policies,
+        "policyServer": {
+            "name": "cozy-guard",
+            "image": "registry.example.com/kubewarden/adm-controller/policy-server:v1.36.0",
+            "replicas": 3,
+            "minAvailable": null,
+            "maxUnavailable": "50%",
+            "resources": {
+                "requests": {"cpu": "250m", "memory": "256Mi"},
+                "limits": {"cpu": "1", "memory": "1Gi"},
+            },
+            "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
+                "labelSelector": {"matchLabels": {"app": "kubewarden-policy-server-cozy-guard"}},
+                "topologyKey": "kubernetes.io/hostname",
+            }]}},
+            "tolerations": [{"key": "node-role.kubernetes.io/control-plane", "operator": "Exists", "effect": "NoSchedule"}],
+            "priorityClassName": "system-cluster-critical",
+            "serviceAccount": {"create": true, "name": "cozy-guard"},
+            "verificationConfig": {"apiVersion": "v1", "allOf": [{"kind": "pubKey", "owner": "platform-team", "key": TEST_PUBLIC_KEY}]},
+        },
+        "networkPolicy": {"enabled": true, "namespaces": ["cozy-system", "tenant-root"]},
+    }))
+}
+
+/// The renderings every check runs over, with the values each was given.
+fn renderings(bundle: &Bundle, helm: &Helm) -> Result<Vec<Rendering>, String> {
+    let first = bundle.metadata.keys().next().cloned().unwrap_or_default();
+    let given: Vec<(&'static str, Value)> = vec![
+        ("defaults", json!({})),
+        ("every-value", every_value(bundle)?),
+        (
+            "disabled",
+            json!({
+                "policies": {first: {"enabled": false}},
+                "policyServer": {"serviceAccount": {"create": false, "name": "existing"}, "minAvailable": null},
+                "networkPolicy": {"enabled": false},
+            }),
+        ),
+        (
+            "label-removal",
+            json!({"policies": {"no-delete": {"settings": {
+                "labelKey": "example.com/keep",
+                "labelRemoval": {"allowedGroups": ["cozystack-cluster-admin"]},
+            }}}}),
+        ),
+    ];
+    let requests: Vec<Render> = given.iter().map(|(_, v)| Render::with(v.clone())).collect();
+    let rendered = helm.render(&requests)?;
+    Ok(given
+        .into_iter()
+        .zip(rendered)
+        .map(|((name, values), rendered)| Rendering {
+            name,
+            values: merged(&bundle.defaults, &values),
+            documents: rendered.documents(),
+        })
+        .collect())
+}
+
+fn trials() -> Result<Vec<Trial>, String> {
+    let bundle = Arc::new(load()?);
+    let mut trials = Vec::new();
+    let deploy = Arc::new(Rendering {
+        name: "deploy",
+        values: bundle.defaults.clone(),
+        documents: deploy_documents(),
+    });
+    trials.extend(checks(&bundle, &deploy));
+    trials.push(Trial::test("deploy/protect-overlay", protect_overlay));
+    let mut helm_trials: Vec<String> = ["helm/lint", "helm/deploy-is-the-chart"]
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    for name in ["defaults", "every-value", "disabled", "label-removal"] {
+        for check in CHECKS {
+            helm_trials.push(format!("{name}/{check}"));
+        }
+    }
+    helm_trials.extend(
+        [
+            "every-value/values-reach-the-manifests",
+            "every-value/every-value-is-changed",
+            "label-removal/guard",
+            "disabled/nothing-optional",
+            "schema/accepts-every-accepted-case",
+            "schema/refuses-invalid-settings",
+            "schema/refuses-mistakes",
+            "install/flux",
+            "install/cozystack",
+            "policy-server/every-value",
+        ]
+        .into_iter()
+        .map(str::to_owned),
+    );
+    let Some(helm) = Helm::find()? else {
+        println!(
+            "target/helm-venv is missing: the Helm trials below are SKIPPED (tools/helm-venv installs Helm's SDK)"
+        );
+        trials.extend(
+            helm_trials
+                .into_iter()
+                .map(|name| Trial::test(name, || Ok(())).with_ignored_flag(true)),
+        );
+        return Ok(trials);
+    };
+    let helm = Arc::new(helm);
+    {
+        let helm = Arc::clone(&helm);
+        trials.push(Trial::test("helm/lint", move || Ok(helm.lint()?)));
+    }
+    {
+        let helm = Arc::clone(&helm);
+        trials.push(Trial::test("helm/deploy-is-the-chart", move || {
+            Ok(helm.deploy_is_rendered()?)
+        }));
+    }
+    let renderings: BTreeMap<&'static str, Arc<Rendering>> = renderings(&bundle, &helm)?
+        .into_iter()
+        .map(|r| (r.name, Arc::new(r)))
+        .collect();
+    for rendering in renderings.values() {
+        trials.extend(checks(&bundle, rendering));
+    }
+    let get = |name: &str| {
+        renderings
+            .get(name)
+            .cloned()
+            .ok_or_else(|| format!("no rendering {name}"))
+    };
+    let every = get("every-value")?;
+    {
+        let every = Arc::clone(&every);
+        trials.push(Trial::test(
+            "every-value/values-reach-the-manifests",
+            move || values_reach_the_manifests(&every),
+        ));
+    }
+    {
+        let bundle = Arc::clone(&bundle);
+        let every = Arc::clone(&every);
+        trials.push(Trial::test(
+            "every-value/every-value-is-changed",
+            move || every_value_is_changed(&bundle, &every),
+        ));
+    }
+    {
+        let rendering = get("label-removal")?;
+        trials.push(Trial::test("label-removal/guard", move || {
+            label_removal_guard(&rendering)
+        }));
+    }
+    {
+        let rendering = get("disabled")?;
+        let bundle = Arc::clone(&bundle);
+        trials.push(Trial::test("disabled/nothing-optional", move || {
+            nothing_optional(&bundle, &rendering)
+        }));
+    }
+    let schema_checks: [(&str, Check); 3] = [
+        (
+            "schema/accepts-every-accepted-case",
+            accepts_every_accepted_case,
+        ),
+        ("schema/refuses-invalid-settings", refuses_invalid_settings),
+        ("schema/refuses-mistakes", refuses_mistakes),
+    ];
+    for (name, run) in schema_checks {
+        let helm = Arc::clone(&helm);
+        trials.push(Trial::test(name, move || run(&helm)));
+    }
+    for (name, file) in [("install/flux", "flux"), ("install/cozystack", "cozystack")] {
+        let (helm, bundle) = (Arc::clone(&helm), Arc::clone(&bundle));
+        trials.push(Trial::test(name, move || install(&helm, &bundle, file)));
+    }
+    {
+        let every = Arc::clone(&every);
+        trials.push(Trial::test("policy-server/every-value", move || {
+            policy_server_serves(&every)
+        }));
+    }
+    Ok(trials)
+}
+
+/// A trial that asks Helm.
+type Check = fn(&Helm) -> Result<(), Failed>;
+
+const CHECKS: [&str; 3] = ["typed", "policies", "policy-server"];
+
+/// The checks every rendering gets.
+fn checks(bundle: &Arc<Bundle>, rendering: &Arc<Rendering>) -> Vec<Trial> {
+    CHECKS
+        .iter()
+        .map(|check| {
+            let (bundle, rendering) = (Arc::clone(bundle), Arc::clone(rendering));
+            Trial::test(format!("{}/{check}", rendering.name), move || {
+                let objects = objects(&rendering)?;
+                match *check {
+                    "typed" => Ok(()),
+                    "policies" => policies_follow_metadata(&bundle, &rendering, &objects),
+                    _ => policy_server_serves_the_bundle(&bundle, &rendering, &objects),
+                }
+            })
+        })
+        .collect()
+}
+
+/// Every object of a rendering as its type.
+fn objects(rendering: &Rendering) -> Result<Vec<Object>, Failed> {
+    let documents = rendering.documents.as_ref().map_err(Clone::clone)?;
+    let mut objects = Vec::new();
+    let mut problems = Vec::new();
+    for document in documents {
+        match Object::from_value(document) {
+            Ok(object) => objects.push(object),
+            Err(error) => problems.push(error),
+        }
+    }
+    if problems.is_empty() {
+        Ok(objects)
+    } else {
+        Err(problems.join("\n").into())
+    }
+}
+
+fn policies_in(objects: &[Object]) -> Vec<&ClusterAdmissionPolicy> {
+    objects
+        .iter()
+        .filter_map(|object| match object {
+            Object::ClusterAdmissionPolicy(policy) => Some(&**policy),
+            _ => None,
+        })
+        .collect()
+}
+
+fn text<'v>(value: &'v Value, pointer: &str) -> &'v str {
+    value
+        .pointer(pointer)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+}
+
+/// The module reference the values give a policy.
+fn expected_module(bundle: &Bundle, values: &Value, policy: &str) -> String {
+    let module = &values["policies"][policy]["module"];
+    let registry = module
+        .get("registry")
+        .and_then(Value::as_str)
+        .unwrap_or_else(|| text(values, "/modules/registry"));
+    let version = text(&bundle.chart_policies, &format!("/{policy}/version"));
+    let tag = module
+        .get("tag")
+        .and_then(Value::as_str)
+        .map_or_else(|| format!("v{version}"), str::to_owned);
+    let digest = module
+        .get("digest")
+        .and_then(Value::as_str)
+        .map(|d| format!("@{d}"))
+        .unwrap_or_default();
+    format!("registry://{registry}/{policy}:{tag}{digest}")
+}
+
+fn enabled(values: &Value, policy: &str) -> bool {
+    values["policies"][policy]["enabled"]
+        .as_bool()
+        .unwrap_or(true)
+}
+
+/// Each enabled policy has exactly one ClusterAdmissionPolicy that says
+/// what its metadata.yml and the values say, with settings its module
+/// accepts; a disabled one has none.
+fn policies_follow_metadata(
+    bundle: &Bundle,
+    rendering: &Rendering,
+    objects: &[Object],
+) -> Result<(), Failed> {
+    let values = &rendering.values;
+    let manifests = policies_in(objects);
+    let mut problems = Vec::new();
+    for (policy, metadata) in &bundle.metadata {
+        let found: Vec<_> = manifests
+            .iter()
+            .filter(|m| m.metadata.name.as_deref() == Some(policy))
+            .collect();
+        if !enabled(values, policy) {
+            if !found.is_empty() {
+                problems.push(format!("{policy}: disabled, but rendered"));
+            }
+            continue;
+        }
+        let [manifest] = found.as_slice() else {
+            problems.push(format!(
+                "{policy}: {} manifests; add charts/cozystack-policies/templates/policies/{policy}.yaml \
+                 (`cozystack-policies scaffold-deploy {policy}` prints its spec)",
+                found.len()
+            ));
+            continue;
+        };
+        let Some(spec) = manifest.spec.as_ref() else {
+            problems.push(format!("{policy}: no spec"));
+            continue;
+        };
+        let mut expect = |what: &str, ok: bool| {
+            if !ok {
+                problems.push(format!("{}/{policy}: {what}", rendering.name));
+            }
+        };
+        // A manifest may send fewer operations than the module judges (a
+        // guard that is off); never other resources.
+        let rules: Vec<bundle::metadata::Rule> = spec
+            .rules
+            .iter()
+            .flatten()
+            .filter_map(|rule| serde_json::to_value(rule).ok())
+            .filter_map(|rule| serde_json::from_value(rule).ok())
+            .collect();
+        expect(
+            "rules are not those of metadata.yml (or a subset of their operations)",
+            rules.len() == metadata.rules.len()
+                && rules.iter().zip(&metadata.rules).all(|(r, m)| {
+                    r.api_groups == m.api_groups
+                        && r.api_versions == m.api_versions
+                        && r.resources == m.resources
+                        && r.operations.iter().all(|op| m.operations.contains(op))
+                }),
+        );
+        expect(
+            "mutating differs from metadata.yml",
+            spec.mutating == metadata.mutating,
+        );
+        expect(
+            "backgroundAudit differs from metadata.yml",
+            serde_json::to_value(&spec.background_audit).ok()
+                == Some(json!(metadata.background_audit)),
+        );
+        let context: Vec<(String, String)> = spec
+            .context_aware_resources
+            .iter()
+            .map(|r| (r.api_version.clone(), r.kind.clone()))
+            .collect();
+        let declared: Vec<(String, String)> = metadata
+            .context_aware_resources
+            .iter()
+            .map(|r| (r.api_version.clone(), r.kind.clone()))
+            .collect();
+        expect(
+            "contextAwareResources differ from metadata.yml",
+            context == declared,
+        );
+        let module = expected_module(bundle, values, policy);
+        expect(&format!("module is not {module}"), spec.module == module);
+        let annotations = manifest.metadata.annotations.clone().unwrap_or_default();
+        for key in [
+            "io.kubewarden.policy.severity",
+            "io.kubewarden.policy.category",
+        ] {
+            expect(
+                &format!("annotation {key} differs from metadata.yml"),
+                annotations.get(key) == metadata.annotations.get(key),
+            );
+        }
+        let mode = values["policies"][policy]["mode"]
+            .as_str()
+            .unwrap_or_else(|| text(values, "/mode"));
+        let rendered_mode = match spec.mode {
+            Some(CrdMode::Monitor) => "monitor",
+            _ => "protect",
+        };
+        expect(&format!("mode is not {mode}"), rendered_mode == mode);
+        expect(
+            "policyServer",
+            spec.policy_server == text(values, "/policyServer/name"),
+        );
+        let timeout = spec.timeout_seconds.as_ref().map(i32::from);
+        expect(
+            "timeoutSeconds outside 1..=10",
+            timeout.is_some_and(|t| (1..=10).contains(&t)),
+        );
+        expect(
+            "neither namespaceSelector nor objectSelector",
+            spec.namespace_selector.is_some() || spec.object_selector.is_some(),
+        );
+        let conditions = spec.match_conditions.clone().unwrap_or_default();
+        let platform = conditions
+            .iter()
+            .any(|c| c.name == "not-a-platform-upgrade" && c.expression == PLATFORM_CONDITION);
+        // no-delete exempts nobody, like the VAP it follows.
+        expect(
+            "the platform's upgrade identities are not kept off the webhook",
+            platform == (policy != "no-delete"),
+        );
+        let settings = serde_json::to_value(&spec.settings).unwrap_or_default();
+        expect(
+            "settings are not the values'",
+            settings == values["policies"][policy]["settings"],
+        );
+        match host::PolicyModule::from_file(&e2e::module(policy)) {
+            Ok(module) => {
+                if let Err(error) = module.configure(settings) {
+                    problems.push(format!("{policy}: settings refused: {error}"));
+                }
+            }
+            Err(error) => problems.push(format!("{policy}: {error}; run `make dist` first")),
+        }
+    }
+    for manifest in &manifests {
+        let name = manifest.metadata.name.as_deref().unwrap_or_default();
+        if !bundle.metadata.contains_key(name) {
+            problems.push(format!("{name} is no policy in policies/"));
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n").into())
+    }
+}
+
+/// The PolicyServer exists, runs as a service account that may read what
+/// the enabled context-aware policies look up and nothing else, and is
+/// reachable from cozy-system.
+fn policy_server_serves_the_bundle(
+    bundle: &Bundle,
+    rendering: &Rendering,
+    objects: &[Object],
+) -> Result<(), Failed> {
+    let values = &rendering.values;
+    let name = text(values, "/policyServer/name");
+    let account = text(values, "/policyServer/serviceAccount/name");
+    let create = values["policyServer"]["serviceAccount"]["create"].as_bool() == Some(true);
+    let servers: Vec<_> = objects
+        .iter()
+        .filter_map(|o| match o {
+            Object::PolicyServer(server) => Some(server),
+            _ => None,
+        })
+        .collect();
+    let [server] = servers.as_slice() else {
+        return Err(format!("{} PolicyServers", servers.len()).into());
+    };
+    if server.metadata.name.as_deref() != Some(name)
+        || server.spec.service_account_name.as_deref() != Some(account)
+    {
+        return Err(format!("PolicyServer {:?}", server.metadata.name).into());
+    }
+    let accounts = objects
+        .iter()
+        .filter(|o| matches!(o, Object::ServiceAccount(a) if a.metadata.name.as_deref() == Some(account) && a.metadata.namespace.as_deref() == Some("kubewarden")))
+        .count();
+    if accounts != usize::from(create) {
+        return Err(format!("{accounts} ServiceAccounts {account} in kubewarden").into());
+    }
+    // What the ClusterRole bound to the account grants.
+    let bound: BTreeSet<String> = objects
+        .iter()
+        .filter_map(|o| match o {
+            Object::ClusterRoleBinding(b)
+                if b.subjects.iter().flatten().any(|s| {
+                    s.kind == "ServiceAccount"
+                        && s.name == account
+                        && s.namespace.as_deref() == Some("kubewarden")
+                }) =>
+            {
+                Some(b.role_ref.name.clone())
+            }
+            _ => None,
+        })
+        .collect();
+    let mut granted = BTreeSet::new();
+    for object in objects {
+        if let Object::ClusterRole(role) = object
+            && role
+                .metadata
+                .name
+                .as_ref()
+                .is_some_and(|n| bound.contains(n))
+        {
+            for rule in role.rules.iter().flatten() {
+                if rule.verbs != ["get", "list", "watch"] {
+                    return Err(format!("the ClusterRole grants {:?}", rule.verbs).into());
+                }
+                for group in rule.api_groups.iter().flatten() {
+                    for resource in rule.resources.iter().flatten() {
+                        granted.insert(format!("{group}/{resource}"));
+                    }
+                }
+            }
+        }
+    }
+    let wanted: BTreeSet<String> = if create {
+        bundle
+            .metadata
+            .keys()
+            .filter(|policy| enabled(values, policy))
+            .flat_map(|policy| {
+                bundle.chart_policies[policy]["reads"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default()
+            })
+            .map(|read| format!("{}/{}", text(&read, "/apiGroup"), text(&read, "/resource")))
+            .collect()
+    } else {
+        BTreeSet::new()
+    };
+    if granted != wanted {
+        return Err(format!("the policy server may read {granted:?}, not {wanted:?}").into());
+    }
+    // Every context-aware resource an enabled policy declares is read.
+    for (policy, metadata) in &bundle.metadata {
+        let reads = bundle.chart_policies[policy]["reads"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        if reads.len() != metadata.context_aware_resources.len() {
+            return Err(
+                format!("{policy}: files/policies.yaml reads {reads:?}: run `make chart`").into(),
+            );
+        }
+    }
+    let network: Vec<_> = objects
+        .iter()
+        .filter_map(|o| match o {
+            Object::CiliumNetworkPolicy(p) => Some(p),
+            _ => None,
+        })
+        .collect();
+    if values["networkPolicy"]["enabled"].as_bool() != Some(true) {
+        return if network.is_empty() {
+            Ok(())
+        } else {
+            Err("networkPolicy.enabled is false, yet a network policy is rendered".into())
+        };
+    }
+    let [policy] = network.as_slice() else {
+        return Err(format!("{} CiliumNetworkPolicies", network.len()).into());
+    };
+    let selected = policy
+        .spec
+        .endpoint_selector
+        .match_labels
+        .clone()
+        .unwrap_or_default();
+    if selected.get("app").map(String::as_str) != Some(&format!("kubewarden-policy-server-{name}"))
+    {
+        return Err(format!("the network policy selects {selected:?}").into());
+    }
+    let namespaces: BTreeSet<String> = policy
+        .spec
+        .ingress
+        .iter()
+        .flat_map(|rule| &rule.from_endpoints)
+        .filter_map(|e| {
+            e.match_labels
+                .as_ref()?
+                .get("k8s:io.kubernetes.pod.namespace")
+                .cloned()
+        })
+        .collect();
+    let mut wanted: BTreeSet<String> = values["networkPolicy"]["namespaces"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|n| n.as_str().map(str::to_owned))
+        .collect();
+    wanted.insert("kubewarden".to_owned());
+    if namespaces != wanted || !namespaces.contains("cozy-system") {
+        return Err(format!("the network policy admits {namespaces:?}, not {wanted:?}").into());
+    }
+    if !policy
+        .spec
+        .ingress
+        .iter()
+        .any(|rule| rule.from_entities.iter().any(|e| e == "kube-apiserver"))
+    {
+        return Err("the API server may not call the webhook".into());
+    }
+    Ok(())
+}
+
+/// `kubectl apply -k deploy/protect` is the bundle with every policy in
+/// protect mode.
+fn protect_overlay() -> Result<(), Failed> {
+    let overlay = yaml("deploy/protect/kustomization.yaml")?;
+    if overlay["resources"] != json!(["../bundle"]) {
+        return Err("deploy/protect must patch ../bundle".into());
+    }
+    let patch = serde_json::to_string(&overlay["patches"]).map_err(|e| e.to_string())?;
+    if !(patch.contains("ClusterAdmissionPolicy")
+        && patch.contains("/spec/mode")
+        && patch.contains("protect"))
+    {
+        return Err(format!("deploy/protect does not switch the mode: {patch}").into());
+    }
+    Ok(())
+}
+
+/// Each changed value shows in the manifests.
+fn values_reach_the_manifests(rendering: &Rendering) -> Result<(), Failed> {
+    let values = &rendering.values;
+    let documents = rendering.documents.as_ref().map_err(Clone::clone)?;
+    let find = |kind: &str| {
+        documents
+            .iter()
+            .find(|d| d["kind"] == kind)
+            .cloned()
+            .ok_or_else(|| format!("no {kind}"))
+    };
+    let server = find("PolicyServer")?;
+    let given = &values["policyServer"];
+    for (field, want) in [
+        ("image", given["image"].clone()),
+        ("replicas", given["replicas"].clone()),
+        ("maxUnavailable", given["maxUnavailable"].clone()),
+        ("affinity", given["affinity"].clone()),
+        ("tolerations", given["tolerations"].clone()),
+        ("priorityClassName", given["priorityClassName"].clone()),
+        ("requests", given["resources"]["requests"].clone()),
+        ("limits", given["resources"]["limits"].clone()),
+        (
+            "serviceAccountName",
+            given["serviceAccount"]["name"].clone(),
+        ),
+        ("verificationConfig", json!("cozy-guard-verification")),
+    ] {
+        if server["spec"][field] != want {
+            return Err(format!(
+                "PolicyServer spec.{field} is {}, not {want}",
+                server["spec"][field]
+            )
+            .into());
+        }
+    }
+    if server["spec"].get("minAvailable").is_some() {
+        return Err("minAvailable: null still renders minAvailable".into());
+    }
+    let config = find("ConfigMap")?;
+    let verification: Value = bundle::yaml::from_str(text(&config, "/data/verification-config"))
+        .map_err(|e| format!("verification-config: {e}"))?;
+    if verification != given["verificationConfig"]
+        || text(&config, "/metadata/name") != "cozy-guard-verification"
+    {
+        return Err(format!("the verification ConfigMap holds {verification}").into());
+    }
+    Ok(())
+}
+
+/// Every leaf of values.yaml is changed by `every-value`, or turned off by
+/// `disabled`: a value added to the chart without a rendering that changes
+/// it fails here.
+fn every_value_is_changed(bundle: &Bundle, rendering: &Rendering) -> Result<(), Failed> {
+    fn leaves(value: &Value, path: String, out: &mut Vec<(String, Value)>) {
+        match value {
+            Value::Object(map) if !map.is_empty() => {
+                for (key, value) in map {
+                    leaves(value, format!("{path}/{key}"), out);
+                }
+            }
+            other => out.push((path, other.clone())),
+        }
+    }
+    let mut defaults = Vec::new();
+    leaves(&bundle.defaults, String::new(), &mut defaults);
+    // Turned off by the `disabled` rendering, or the same in both on purpose.
+    let elsewhere =
+        |path: &str| path.ends_with("/enabled") || path == "/policyServer/serviceAccount/create";
+    let unchanged: Vec<&String> = defaults
+        .iter()
+        .filter(|(path, _)| !elsewhere(path))
+        .filter(|(path, value)| rendering.values.pointer(path) == Some(value))
+        .map(|(path, _)| path)
+        .collect();
+    let settings_unchanged: Vec<&String> = unchanged
+        .iter()
+        .copied()
+        .filter(|path| path.ends_with("/settings"))
+        .collect();
+    // A policy whose cases all run with default settings keeps `{}`.
+    let others: Vec<&&String> = unchanged
+        .iter()
+        .filter(|p| !settings_unchanged.contains(p))
+        .collect();
+    if others.is_empty() {
+        Ok(())
+    } else {
+        Err(
+            format!("every-value leaves these values of values.yaml as they are: {others:?}")
+                .into(),
+        )
+    }
+}
+
+/// no-delete with labelRemoval: UPDATE is sent too, without the platform's
+/// writers', and the selector follows labelKey.
+fn label_removal_guard(rendering: &Rendering) -> Result<(), Failed> {
+    let documents = rendering.documents.as_ref().map_err(Clone::clone)?;
+    let policy = documents
+        .iter()
+        .find(|d| d["kind"] == "ClusterAdmissionPolicy" && d["metadata"]["name"] == "no-delete")
+        .ok_or("no no-delete")?;
+    let spec = &policy["spec"];
+    if spec["rules"][0]["operations"] != json!(["DELETE", "UPDATE"]) {
+        return Err(format!("operations {}", spec["rules"][0]["operations"]).into());
+    }
+    if spec["objectSelector"]["matchExpressions"][0]["key"] != "example.com/keep" {
+        return Err(format!("objectSelector {}", spec["objectSelector"]).into());
+    }
+    if spec["matchConditions"][0]["name"] != "not-a-platform-writer-update" {
+        return Err(format!("matchConditions {}", spec["matchConditions"]).into());
+    }
+    Ok(())
+}
+
+/// With the service account, the network policy and a policy off, none of
+/// them is rendered.
+fn nothing_optional(bundle: &Bundle, rendering: &Rendering) -> Result<(), Failed> {
+    let documents = rendering.documents.as_ref().map_err(Clone::clone)?;
+    let kinds: BTreeSet<&str> = documents
+        .iter()
+        .filter_map(|d| d["kind"].as_str())
+        .collect();
+    for kind in [
+        "ServiceAccount",
+        "ClusterRole",
+        "ClusterRoleBinding",
+        "CiliumNetworkPolicy",
+        "ConfigMap",
+    ] {
+        if kinds.contains(kind) {
+            return Err(format!("{kind} rendered").into());
+        }
+    }
+    let policies = documents
+        .iter()
+        .filter(|d| d["kind"] == "ClusterAdmissionPolicy")
+        .count();
+    if policies + 1 != bundle.metadata.len() {
+        return Err(format!("{policies} policies rendered").into());
+    }
+    Ok(())
+}
+
+/// The values that give `policy` these settings.
+fn with_settings(policy: &str, settings: &Value) -> Render {
+    Render::with(json!({"policies": {policy: {"settings": settings}}}))
+}
+
+/// Every case's settings the policy accepts, the chart accepts.
+fn accepts_every_accepted_case(helm: &Helm) -> Result<(), Failed> {
+    let mut seen = BTreeSet::new();
+    let mut requests = Vec::new();
+    for case in e2e::cases()? {
+        if case.case.expectation(Runner::PolicyServer).result == Outcome::InvalidSettings {
+            continue;
+        }
+        if seen.insert((case.policy.clone(), case.settings().to_string())) {
+            requests.push((case.id(), with_settings(&case.policy, &case.settings())));
+        }
+    }
+    let answers = helm.render(&requests.iter().map(|(_, r)| r.clone()).collect::<Vec<_>>())?;
+    let refused: Vec<String> = requests
+        .iter()
+        .zip(&answers)
+        .filter_map(|((id, _), answer)| match answer {
+            Rendered::Error(error) => Some(format!("{id}: {error}")),
+            Rendered::Templates(_) => None,
+        })
+        .collect();
+    println!("{} distinct settings accepted", requests.len());
+    if refused.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "the chart's schema refuses settings the policies accept:\n{}",
+            refused.join("\n")
+        )
+        .into())
+    }
+}
+
+/// The invalid-settings cases the schema can express are refused at `helm
+/// install`, the error naming the setting's path; the others (a value the
+/// rule checks, such as a label key's syntax) reach policy-server, which
+/// refuses them at start-up (`start-up/*` of the policy_server suite).
+fn refuses_invalid_settings(helm: &Helm) -> Result<(), Failed> {
+    let cases: Vec<_> = e2e::cases()?
+        .into_iter()
+        .filter(|c| c.case.expectation(Runner::PolicyServer).result == Outcome::InvalidSettings)
+        .collect();
+    let requests: Vec<Render> = cases
+        .iter()
+        .map(|c| with_settings(&c.policy, &c.settings()))
+        .collect();
+    let answers = helm.render(&requests)?;
+    let mut refused = 0;
+    let mut to_policy_server = Vec::new();
+    for (case, answer) in cases.iter().zip(&answers) {
+        match answer {
+            Rendered::Error(error) => {
+                if !error.contains(&format!("/policies/{}/settings", case.policy)) {
+                    return Err(format!(
+                        "{}: the error does not name the setting: {error}",
+                        case.id()
+                    )
+                    .into());
+                }
+                refused += 1;
+            }
+            Rendered::Templates(_) => to_policy_server.push(case.id()),
+        }
+    }
+    println!(
+        "{refused} of {} invalid-settings cases refused by values.schema.json; policy-server refuses the rest at start-up: {}",
+        cases.len(),
+        to_policy_server.join(", ")
+    );
+    if refused == 0 {
+        return Err("the schema refuses no invalid-settings case".into());
+    }
+    Ok(())
+}
+
+/// Mistakes an operator makes in the values, refused with the key named.
+fn refuses_mistakes(helm: &Helm) -> Result<(), Failed> {
+    let mistakes = [
+        (json!({"mdoe": "protect"}), "mdoe"),
+        (json!({"mode": "audit"}), "/mode"),
+        (
+            json!({"policies": {"no-delet": {"enabled": true}}}),
+            "no-delet",
+        ),
+        (
+            json!({"policies": {"no-delete": {"settings": {"labelkey": "x"}}}}),
+            "labelkey",
+        ),
+        (
+            json!({"policies": {"oidc-config": {"settings": {"platformOidcEnabled": "yes"}}}}),
+            "/policies/oidc-config/settings/platformOidcEnabled",
+        ),
+        (
+            json!({"policies": {"securitygroup-validity": {"settings": {"missingTargets": "block"}}}}),
+            "missingTargets",
+        ),
+        (
+            json!({"policies": {"no-delete": {"module": {"digest": "sha256:abc"}}}}),
+            "/policies/no-delete/module/digest",
+        ),
+        (
+            json!({"policyServer": {"minAvailable": 1, "maxUnavailable": 1}}),
+            "/policyServer",
+        ),
+        (
+            json!({"policyServer": {"replicas": 0}}),
+            "/policyServer/replicas",
+        ),
+        (
+            json!({"policyServer": {"verificationConfig": {"apiVersion": "v1", "allOf": [{"kind": "pubkey", "key": "k"}]}}}),
+            "/policyServer/verificationConfig",
+        ),
+        (
+            json!({"policyServer": {"affinity": {"nodeAffinty": {}}}}),
+            "nodeAffinty",
+        ),
+    ];
+    let answers = helm.render(
+        &mistakes
+            .iter()
+            .map(|(v, _)| Render::with(v.clone()))
+            .collect::<Vec<_>>(),
+    )?;
+    for ((values, named), answer) in mistakes.iter().zip(&answers) {
+        match answer {
+            Rendered::Error(error) if error.contains(named) => {}
+            Rendered::Error(error) => {
+                return Err(format!("{values}: the error does not name {named:?}: {error}").into());
+            }
+            Rendered::Templates(_) => return Err(format!("{values} was accepted").into()),
+        }
+    }
+    Ok(())
+}
+
+/// A field of a Flux or Cozystack object the README's manifests use.
+fn field<'v>(value: &'v Value, pointer: &str) -> Result<&'v Value, String> {
+    value
+        .pointer(pointer)
+        .ok_or_else(|| format!("{} has no {pointer}", text(value, "/kind")))
+}
+
+/// Only these keys (dotted paths) may appear: the fields of the Go types
+/// the objects are decoded into (Flux's source and helm APIs, Cozystack's
+/// `api/v1alpha1/packagesource_types.go` and `package_types.go` of v1.6.2),
+/// so a misspelt one fails here.
+fn only_fields(value: &Value, allowed: &[&str]) -> Result<(), String> {
+    /// Dotted paths, list indices as `*`; below a `values` key anything
+    /// goes (the chart's values, checked by Helm).
+    fn walk(value: &Value, path: &str, allowed: &[&str], out: &mut Vec<String>) {
+        match value {
+            Value::Object(map) => {
+                for (key, value) in map {
+                    let here = if path.is_empty() {
+                        key.clone()
+                    } else {
+                        format!("{path}.{key}")
+                    };
+                    if !allowed.contains(&here.as_str()) {
+                        out.push(here);
+                    } else if !here.ends_with("values") {
+                        walk(value, &here, allowed, out);
+                    }
+                }
+            }
+            Value::Array(items) => {
+                for item in items {
+                    walk(item, &format!("{path}.*"), allowed, out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut unknown = Vec::new();
+    walk(value, "", allowed, &mut unknown);
+    if unknown.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{}: unknown fields {unknown:?}",
+            text(value, "/kind")
+        ))
+    }
+}
+
+const OCI_REPOSITORY_FIELDS: &[&str] = &[
+    "apiVersion",
+    "kind",
+    "metadata",
+    "metadata.name",
+    "metadata.namespace",
+    "spec",
+    "spec.interval",
+    "spec.url",
+    "spec.ref",
+    "spec.ref.tag",
+    "spec.ref.semver",
+    "spec.layerSelector",
+    "spec.layerSelector.mediaType",
+    "spec.layerSelector.operation",
+    "spec.verify",
+    "spec.verify.provider",
+    "spec.verify.secretRef",
+    "spec.verify.secretRef.name",
+    "spec.verify.matchOIDCIdentity",
+    "spec.verify.matchOIDCIdentity.*.issuer",
+    "spec.verify.matchOIDCIdentity.*.subject",
+];
+
+/// The OCIRepository of the published chart: its URL, the chart's version,
+/// Helm's layer, verified with cosign.
+fn check_oci_repository(
+    bundle: &Bundle,
+    repository: &Value,
+    operation: &str,
+) -> Result<(), String> {
+    only_fields(repository, OCI_REPOSITORY_FIELDS)?;
+    let want = [
+        ("/apiVersion", json!("source.toolkit.fluxcd.io/v1")),
+        ("/spec/url", json!(format!("oci://{CHART_REPOSITORY}"))),
+        ("/spec/ref/tag", bundle.chart["version"].clone()),
+        ("/spec/layerSelector/mediaType", json!(HELM_LAYER)),
+        ("/spec/layerSelector/operation", json!(operation)),
+        ("/spec/verify/provider", json!("cosign")),
+    ];
+    for (pointer, value) in want {
+        if field(repository, pointer)? != &value {
+            return Err(format!(
+                "OCIRepository {pointer} is {}, not {value}",
+                field(repository, pointer)?
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The README's Flux and Cozystack manifests (`charts/install/<file>.yaml`)
+/// are typed, point at the published chart, and their values render.
+fn install(helm: &Helm, bundle: &Bundle, file: &str) -> Result<(), Failed> {
+    let path = format!("charts/install/{file}.yaml");
+    let text = read(&path)?;
+    let readme = read("README.md")?;
+    let body = text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .collect::<Vec<_>>()
+        .join("\n");
+    if !readme.contains(body.trim()) {
+        return Err(format!("README.md does not show {path} as it is").into());
+    }
+    let documents = e2e::manifests::documents(&text)?;
+    let by_kind = |kind: &str| {
+        documents
+            .iter()
+            .find(|d| d["kind"] == kind)
+            .ok_or_else(|| format!("{path}: no {kind}"))
+    };
+    let repository = by_kind("OCIRepository")?;
+    let values = match file {
+        "flux" => {
+            // helm-controller installs the chart from the copied layer.
+            check_oci_repository(bundle, repository, "copy")?;
+            let release = by_kind("HelmRelease")?;
+            only_fields(
+                release,
+                &[
+                    "apiVersion",
+                    "kind",
+                    "metadata",
+                    "metadata.name",
+                    "metadata.namespace",
+                    "spec",
+                    "spec.interval",
+                    "spec.releaseName",
+                    "spec.chartRef",
+                    "spec.chartRef.kind",
+                    "spec.chartRef.name",
+                    "spec.chartRef.namespace",
+                    "spec.install",
+                    "spec.install.remediation",
+                    "spec.install.remediation.retries",
+                    "spec.upgrade",
+                    "spec.upgrade.remediation",
+                    "spec.upgrade.remediation.retries",
+                    "spec.values",
+                ],
+            )?;
+            if text_of(release, "/apiVersion") != "helm.toolkit.fluxcd.io/v2"
+                || text_of(release, "/spec/chartRef/kind") != "OCIRepository"
+                || text_of(release, "/spec/chartRef/name") != text_of(repository, "/metadata/name")
+                || text_of(release, "/metadata/namespace") != "kubewarden"
+            {
+                return Err(format!(
+                    "the HelmRelease does not install the chart in kubewarden: {release}"
+                )
+                .into());
+            }
+            release["spec"]["values"].clone()
+        }
+        _ => {
+            // The PackageSource's ArtifactGenerator copies the extracted
+            // chart directory (`<source>/<path>/**`).
+            check_oci_repository(bundle, repository, "extract")?;
+            let source = by_kind("PackageSource")?;
+            let package = by_kind("Package")?;
+            only_fields(
+                source,
+                &[
+                    "apiVersion",
+                    "kind",
+                    "metadata",
+                    "metadata.name",
+                    "metadata.annotations",
+                    "metadata.annotations.operator.cozystack.io/skip-cozystack-values",
+                    "spec",
+                    "spec.sourceRef",
+                    "spec.sourceRef.kind",
+                    "spec.sourceRef.name",
+                    "spec.sourceRef.namespace",
+                    "spec.sourceRef.path",
+                    "spec.variants",
+                    "spec.variants.*",
+                    "spec.variants.*.name",
+                    "spec.variants.*.dependsOn",
+                    "spec.variants.*.components",
+                    "spec.variants.*.components.*",
+                    "spec.variants.*.components.*.name",
+                    "spec.variants.*.components.*.path",
+                    "spec.variants.*.components.*.install",
+                    "spec.variants.*.components.*.install.namespace",
+                    "spec.variants.*.components.*.install.releaseName",
+                ],
+            )?;
+            only_fields(
+                package,
+                &[
+                    "apiVersion",
+                    "kind",
+                    "metadata",
+                    "metadata.name",
+                    "spec",
+                    "spec.variant",
+                    "spec.components",
+                    "spec.components.cozystack-policies",
+                    "spec.components.cozystack-policies.enabled",
+                    "spec.components.cozystack-policies.values",
+                ],
+            )?;
+            let component = &source["spec"]["variants"][0]["components"][0];
+            let checks = [
+                (
+                    text_of(source, "/apiVersion") == "cozystack.io/v1alpha1",
+                    "apiVersion",
+                ),
+                // The Package reconciler reads the PackageSource of its own name.
+                (
+                    text_of(source, "/metadata/name") == text_of(package, "/metadata/name"),
+                    "the Package's name is the PackageSource's",
+                ),
+                (
+                    text_of(source, "/spec/sourceRef/kind") == "OCIRepository",
+                    "sourceRef.kind",
+                ),
+                (
+                    text_of(source, "/spec/sourceRef/name")
+                        == text_of(repository, "/metadata/name"),
+                    "sourceRef.name",
+                ),
+                (
+                    text_of(source, "/spec/sourceRef/namespace")
+                        == text_of(repository, "/metadata/namespace"),
+                    "sourceRef.namespace",
+                ),
+                // The extracted archive's one directory is the chart's name.
+                (
+                    text_of(component, "/path") == text_of(&bundle.chart, "/name"),
+                    "the component's path is the chart's directory",
+                ),
+                (
+                    text_of(component, "/install/namespace") == "kubewarden",
+                    "the release goes to Kubewarden's namespace",
+                ),
+                (
+                    text_of(component, "/name") == "cozystack-policies",
+                    "the component's name",
+                ),
+                // No cozystack-values Secret exists in kubewarden: without
+                // the annotation the HelmRelease would wait for one.
+                (
+                    text_of(
+                        source,
+                        "/metadata/annotations/operator.cozystack.io~1skip-cozystack-values",
+                    ) == "true",
+                    "skip-cozystack-values",
+                ),
+                (
+                    text_of(&source["spec"]["variants"][0], "/name")
+                        == text_of(package, "/spec/variant"),
+                    "the Package's variant is the PackageSource's",
+                ),
+            ];
+            for (ok, what) in checks {
+                if !ok {
+                    return Err(format!("{path}: {what}").into());
+                }
+            }
+            package["spec"]["components"]["cozystack-policies"]["values"].clone()
+        }
+    };
+    match helm.render(&[Render::with(values.clone())])?.pop() {
+        Some(Rendered::Templates(_)) => Ok(()),
+        Some(Rendered::Error(error)) => {
+            Err(format!("{path}: Helm refuses the values {values}: {error}").into())
+        }
+        None => Err("no answer from Helm".into()),
+    }
+}
+
+fn text_of<'v>(value: &'v Value, pointer: &str) -> &'v str {
+    text(value, pointer)
+}
+
+/// policy-server runs the `every-value` rendering's policies as the
+/// controller would configure them (modules from dist/): a policy the
+/// values put in protect rejects the failing case it was given the settings
+/// of, one in monitor allows it.
+fn policy_server_serves(rendering: &Rendering) -> Result<(), Failed> {
+    let Some(binary) = e2e::program("policy-server")? else {
+        println!("policy-server is not on PATH: SKIPPED");
+        return Ok(());
+    };
+    let objects = objects(rendering)?;
+    let mut policies = BTreeMap::new();
+    let mut shipped = BTreeMap::new();
+    for manifest in policies_in(&objects) {
+        let entry = e2e::deployed_entry(manifest)?;
+        let id = e2e::deployed_id(manifest);
+        let name = manifest.metadata.name.clone().unwrap_or_default();
+        shipped.insert(name, (id.clone(), entry.clone()));
+        policies.insert(id, entry);
+    }
+    let config = ServerConfig {
+        binary,
+        policies,
+        trust_config: e2e::trust_config(),
+        workers: Some(1),
+        registry: None,
+    };
+    let dir = e2e::root().join("target/e2e/chart-policy-server");
+    let server = PolicyServer::start(&config, &dir).map_err(|e| e.to_string())?;
+    let mut asked = 0;
+    for case in e2e::cases()? {
+        let Some((id, entry)) = shipped.get(&case.policy) else {
+            continue;
+        };
+        let expect = case.case.expectation(Runner::PolicyServer);
+        if expect.result != Outcome::Fail || case.settings() != entry.settings {
+            continue;
+        }
+        let review = admission_review(&case.case.request);
+        let body = serde_json::to_vec(&review).map_err(|e| e.to_string())?;
+        let response = server
+            .post(id, &body)
+            .map_err(|e| e.to_string())?
+            .response()?;
+        let protect = entry.policy_mode == PolicyMode::Protect;
+        if response.allowed == protect {
+            return Err(format!(
+                "{} ({:?} mode): allowed = {}",
+                case.id(),
+                entry.policy_mode,
+                response.allowed
+            )
+            .into());
+        }
+        asked += 1;
+    }
+    println!(
+        "policy-server: {} policies as rendered, {asked} failing cases asked",
+        shipped.len()
+    );
+    if asked == 0 {
+        return Err("no failing case runs with the rendered settings".into());
+    }
+    Ok(())
+}

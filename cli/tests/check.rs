@@ -620,6 +620,9 @@ fn compiled(cache: &Path) -> Vec<Stored> {
             if path.is_dir() {
                 pending.push(path);
             } else if path.extension().is_none_or(|e| e != "stats")
+                // wasmtime's cache worker writes statistics beside a module,
+                // in the background, through `<name>.wip-atomic-write-stats`.
+                && !path.to_string_lossy().contains(".wip-")
                 && !path.file_name().unwrap().to_string_lossy().starts_with('.')
             {
                 let modified = path.metadata().unwrap().modified().unwrap();

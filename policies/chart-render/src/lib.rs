@@ -23,10 +23,12 @@
 mod apps;
 mod exposure;
 mod findings;
+mod keys;
 mod kubernetes;
 mod names;
 pub mod rules;
 mod settings;
+mod sprig;
 mod values;
 
 use findings::{Findings, skip_wrong_types};
@@ -44,6 +46,7 @@ shared::policy!(Settings, evaluate, READS);
 /// The kinds the rules judge (`metadata.yml` lists their plurals).
 pub const KINDS: &[&str] = &[
     "BootBox",
+    "Bucket",
     "ClickHouse",
     "Etcd",
     "ExternalDNS",
@@ -51,19 +54,25 @@ pub const KINDS: &[&str] = &[
     "Kafka",
     "Kubernetes",
     "KubernetesNodes",
+    "MariaDB",
+    "MongoDB",
     "Monitoring",
     "NATS",
     "OpenSearch",
     "Postgres",
     "Qdrant",
+    "RabbitMQ",
+    "SeaweedFS",
     "Tenant",
     "VMDisk",
+    "VirtualPrivateCloud",
 ];
 
 /// Every rule of `kind` over one object's spec.
 fn findings(kind: &str, name: &str, namespace: &str, spec: &Field<'_>) -> Findings {
     let mut out = Findings::default();
     names::check(kind, name, namespace, &mut out);
+    keys::check(kind, name, spec, &mut out);
     match kind {
         "Kubernetes" => kubernetes::check(spec, &mut out),
         "KubernetesNodes" => {

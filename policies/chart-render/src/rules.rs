@@ -248,6 +248,24 @@ pub const EXTERNAL_WITHOUT_TLS: Rule = Rule {
     source: "`apps/kafka/templates/_tls.tpl`, `apps/nats/templates/_tls.tpl`, `apps/qdrant/templates/_helpers.tpl`",
 };
 
+/// `object-name`.
+pub const OBJECT_NAME: Rule = Rule {
+    policy: POLICY,
+    id: "object-name",
+    level: Level::Deny,
+    summary: "a map key the chart names an object after (users, databases, vhosts, node groups, zones) that makes an invalid object name",
+    source: "`apps/bucket/templates/bucketclaim.yaml`, `apps/opensearch/templates/users.yaml`, `apps/mongodb/templates/user-secrets.yaml`, `apps/rabbitmq/templates/rabbitmq.yaml`, `apps/mariadb/templates/user.yaml`, `apps/mariadb/templates/db.yaml`, `apps/kubernetes/templates/cluster.yaml`, `extra/seaweedfs/templates/seaweedfs.yaml`",
+};
+
+/// `label-value`.
+pub const LABEL_VALUE: Rule = Rule {
+    policy: POLICY,
+    id: "label-value",
+    level: Level::Deny,
+    summary: "Tenant `host` or `schedulingClass`, VirtualPrivateCloud subnet `name`, that is not a valid label value",
+    source: "`apps/tenant/templates/namespace.yaml`, `apps/vpc/templates/vpc.yaml`",
+};
+
 /// The catalogue.
 pub const RULES: Catalogue = Catalogue {
     policy: POLICY,
@@ -279,5 +297,7 @@ pub const RULES: Catalogue = Catalogue {
         INGRESS_PROXY_PROTOCOL,
         EXTERNAL_DNS_PROVIDER,
         EXTERNAL_WITHOUT_TLS,
+        OBJECT_NAME,
+        LABEL_VALUE,
     ],
 };

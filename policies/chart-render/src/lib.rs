@@ -21,11 +21,14 @@
 //! (400).
 
 mod apps;
+mod backups;
+mod databases;
 mod exposure;
 mod findings;
 mod keys;
 mod kubernetes;
 mod names;
+mod resources;
 pub mod rules;
 mod settings;
 mod sprig;
@@ -50,6 +53,9 @@ pub const KINDS: &[&str] = &[
     "ClickHouse",
     "Etcd",
     "ExternalDNS",
+    "FoundationDB",
+    "HTTPCache",
+    "Harbor",
     "Ingress",
     "Kafka",
     "Kubernetes",
@@ -58,13 +64,18 @@ pub const KINDS: &[&str] = &[
     "MongoDB",
     "Monitoring",
     "NATS",
+    "OpenBAO",
     "OpenSearch",
     "Postgres",
     "Qdrant",
     "RabbitMQ",
+    "Redis",
     "SeaweedFS",
+    "TCPBalancer",
     "Tenant",
     "VMDisk",
+    "VMInstance",
+    "VPN",
     "VirtualPrivateCloud",
 ];
 
@@ -73,6 +84,9 @@ fn findings(kind: &str, name: &str, namespace: &str, spec: &Field<'_>) -> Findin
     let mut out = Findings::default();
     names::check(kind, name, namespace, &mut out);
     keys::check(kind, name, spec, &mut out);
+    resources::check(kind, spec, &mut out);
+    databases::check(kind, spec, &mut out);
+    backups::check(kind, spec, &mut out);
     match kind {
         "Kubernetes" => kubernetes::check(spec, &mut out),
         "KubernetesNodes" => {

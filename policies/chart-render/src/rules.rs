@@ -266,6 +266,78 @@ pub const LABEL_VALUE: Rule = Rule {
     source: "`apps/tenant/templates/namespace.yaml`, `apps/vpc/templates/vpc.yaml`",
 };
 
+/// `flat-resources`.
+pub const FLAT_RESOURCES: Rule = Rule {
+    policy: POLICY,
+    id: "flat-resources",
+    level: Level::Deny,
+    summary: "a `resources` map with nested `requests` or `limits`, which cozy-lib refuses",
+    source: "`library/cozy-lib/templates/_resources.tpl` (`resources.sanitize`), as each chart vendors it",
+};
+
+/// `database-roles`.
+pub const DATABASE_ROLES: Rule = Rule {
+    policy: POLICY,
+    id: "database-roles",
+    level: Level::Deny,
+    summary: "a MariaDB, Postgres or MongoDB database without `roles`",
+    source: "`apps/mariadb/templates/db.yaml`, `apps/postgres/templates/init-script.yaml`, `apps/mongodb/templates/mongodb.yaml`",
+};
+
+/// `mongodb-user-role`.
+pub const MONGODB_USER_ROLE: Rule = Rule {
+    policy: POLICY,
+    id: "mongodb-user-role",
+    level: Level::Deny,
+    summary: "a MongoDB user no database grants a role",
+    source: "`apps/mongodb/templates/mongodb.yaml`",
+};
+
+/// `backup-credentials`.
+pub const BACKUP_CREDENTIALS: Rule = Rule {
+    policy: POLICY,
+    id: "backup-credentials",
+    level: Level::Deny,
+    summary: "an emptied S3 setting of a ClickHouse, MariaDB or MongoDB backup the chart renders",
+    source: "`apps/clickhouse/templates/backup-secret.yaml`, `backup-strategy-secret.yaml`, `backup-cronjob.yaml`, `apps/mariadb/templates/backup-secret.yaml`, `backup-cronjob.yaml`, `apps/mongodb/templates/backup-secret.yaml`",
+};
+
+/// `mongodb-bootstrap`.
+pub const MONGODB_BOOTSTRAP: Rule = Rule {
+    policy: POLICY,
+    id: "mongodb-bootstrap",
+    level: Level::Deny,
+    summary: "MongoDB `bootstrap.enabled` without `backupName`, `backup.destinationPath` or `backup.endpointURL`",
+    source: "`apps/mongodb/templates/restore.yaml`",
+};
+
+/// `vm-disk-source-entry`.
+pub const VM_DISK_SOURCE_ENTRY: Rule = Rule {
+    policy: POLICY,
+    id: "vm-disk-source-entry",
+    level: Level::Deny,
+    summary: "VMDisk source with an empty `image.name`, `http.url` or `disk.name`",
+    source: "`apps/vm-disk/templates/dv.yaml`",
+};
+
+/// `vm-instance-size`.
+pub const VM_INSTANCE_SIZE: Rule = Rule {
+    policy: POLICY,
+    id: "vm-instance-size",
+    level: Level::Deny,
+    summary: "VMInstance with an empty `instanceType` and not all of `resources.cpu`, `sockets`, `memory`",
+    source: "`apps/vm-instance/templates/vm.yaml`",
+};
+
+/// `etcd-size`.
+pub const ETCD_SIZE: Rule = Rule {
+    policy: POLICY,
+    id: "etcd-size",
+    level: Level::Deny,
+    summary: "Etcd `size` written as a number",
+    source: "`extra/etcd/templates/etcd-cluster.yaml`",
+};
+
 /// The catalogue.
 pub const RULES: Catalogue = Catalogue {
     policy: POLICY,
@@ -299,5 +371,13 @@ pub const RULES: Catalogue = Catalogue {
         EXTERNAL_WITHOUT_TLS,
         OBJECT_NAME,
         LABEL_VALUE,
+        FLAT_RESOURCES,
+        DATABASE_ROLES,
+        MONGODB_USER_ROLE,
+        BACKUP_CREDENTIALS,
+        MONGODB_BOOTSTRAP,
+        VM_DISK_SOURCE_ENTRY,
+        VM_INSTANCE_SIZE,
+        ETCD_SIZE,
     ],
 };

@@ -26,8 +26,10 @@ mod databases;
 mod exposure;
 mod findings;
 mod keys;
+mod kubelet;
 mod kubernetes;
 mod names;
+mod quantity;
 mod resources;
 pub mod rules;
 mod settings;
@@ -92,6 +94,7 @@ fn findings(kind: &str, name: &str, namespace: &str, spec: &Field<'_>) -> Findin
         "KubernetesNodes" => {
             skip_wrong_types(kubernetes::removed_version(spec, &mut out));
             skip_wrong_types(names::kubernetes_nodes(spec, name, &mut out));
+            kubernetes::nodes_pool(spec, &names::pool_name(spec, name), &mut out);
         }
         "Kafka" | "NATS" | "Qdrant" => {
             skip_wrong_types(exposure::check(kind, spec, &mut out));

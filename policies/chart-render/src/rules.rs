@@ -311,6 +311,15 @@ pub const MONGODB_BOOTSTRAP: Rule = Rule {
     source: "`apps/mongodb/templates/restore.yaml`",
 };
 
+/// `kubelet-reservations`.
+pub const KUBELET_RESERVATIONS: Rule = Rule {
+    policy: POLICY,
+    id: "kubelet-reservations",
+    level: Level::Deny,
+    summary: "node-group kubelet reservations the template refuses: formats, signs, eviction thresholds, more reserved than the node has",
+    source: "`apps/kubernetes/templates/cluster.yaml`, `apps/kubernetes-nodes/templates/nodegroup.yaml`",
+};
+
 /// `vm-disk-source-entry`.
 pub const VM_DISK_SOURCE_ENTRY: Rule = Rule {
     policy: POLICY,
@@ -376,6 +385,7 @@ pub const RULES: Catalogue = Catalogue {
         MONGODB_USER_ROLE,
         BACKUP_CREDENTIALS,
         MONGODB_BOOTSTRAP,
+        KUBELET_RESERVATIONS,
         VM_DISK_SOURCE_ENTRY,
         VM_INSTANCE_SIZE,
         ETCD_SIZE,

@@ -1,6 +1,9 @@
 //! Template functions as the charts call them (Helm's sprig, Go's
 //! `text/template` and `strconv`), where a rule must predict their result
-//! exactly: the names the charts build with `kebabcase`.
+//! exactly: names the charts build with `kebabcase`, and what `int` and
+//! `toString` make of a value (`float64` is quantity.rs').
+
+use shared::Value;
 
 /// How `kebabcase` (huandu/xstrings `ToKebabCase`, which sprig calls) sees
 /// a character; the string is cut into words of one type.
@@ -174,6 +177,66 @@ pub fn kebabcase(text: &str) -> Option<String> {
     Some(out)
 }
 
+/// sprig's `toString` of a value as a chart reads it from the values:
+/// strings as they are, integers in decimal. `None` for what no rule reads
+/// as a string here (other numbers, which the schemas refuse where a rule
+/// reads them, lists, maps, booleans, null).
+pub fn to_string(value: &Value) -> Option<String> {
+    match value {
+        Value::String(text) => Some(text.clone()),
+        Value::Number(number) => number
+            .as_i64()
+            .map(|int| int.to_string())
+            .or_else(|| number.as_u64().map(|int| int.to_string())),
+        _ => None,
+    }
+}
+
+/// sprig's `int` of a string (spf13/cast `ToInt`): Go's
+/// `strconv.ParseInt(s, 0, 0)` after cast drops a trailing `.0…`, and 0
+/// where it fails. Base prefixes (`0x`, `0o`, `0b`, a leading `0` for
+/// octal) and `_` separators are Go's.
+pub fn int(text: &str) -> i64 {
+    let trimmed = match text.split_once('.') {
+        Some((whole, zeros)) if !zeros.is_empty() && zeros.bytes().all(|b| b == b'0') => whole,
+        _ => text,
+    };
+    go_parse_int(trimmed).unwrap_or(0)
+}
+
+fn go_parse_int(text: &str) -> Option<i64> {
+    let (negative, bare) = match text.as_bytes().first()? {
+        b'-' => (true, &text[1..]),
+        b'+' => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let lower = bare.to_ascii_lowercase();
+    let (radix, digits, prefixed) = if let Some(rest) = lower.strip_prefix("0x") {
+        (16, rest.to_owned(), true)
+    } else if let Some(rest) = lower.strip_prefix("0o") {
+        (8, rest.to_owned(), true)
+    } else if let Some(rest) = lower.strip_prefix("0b") {
+        (2, rest.to_owned(), true)
+    } else if lower.len() > 1 && lower.starts_with('0') {
+        (8, lower[1..].to_owned(), true)
+    } else {
+        (10, lower.clone(), false)
+    };
+    // Underscores only between digits, and only with a base prefix.
+    if digits.contains('_')
+        && (!prefixed || digits.starts_with('_') || digits.ends_with('_') || digits.contains("__"))
+    {
+        return None;
+    }
+    let digits = digits.replace('_', "");
+    if digits.is_empty() {
+        return None;
+    }
+    let magnitude = i128::from(u64::from_str_radix(&digits, radix).ok()?);
+    let value = if negative { -magnitude } else { magnitude };
+    i64::try_from(value).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -223,5 +286,25 @@ mod tests {
             assert_eq!(kebabcase(input).as_deref(), Some(helm), "{input:?}");
         }
         assert_eq!(kebabcase("é"), None);
+    }
+
+    #[test]
+    fn strings_as_go_prints_them() {
+        assert_eq!(to_string(&Value::from("1Gi")).as_deref(), Some("1Gi"));
+        assert_eq!(to_string(&Value::from(3)).as_deref(), Some("3"));
+        assert_eq!(to_string(&Value::from(1.5)), None);
+        assert_eq!(to_string(&Value::Bool(true)), None);
+    }
+
+    #[test]
+    fn integers_as_cast_reads_them() {
+        assert_eq!(int("100"), 100);
+        assert_eq!(int("2.00"), 2);
+        assert_eq!(int("1.5"), 0);
+        assert_eq!(int("010"), 8);
+        assert_eq!(int("0x1f"), 31);
+        assert_eq!(int("-7"), -7);
+        assert_eq!(int("1_000"), 0);
+        assert_eq!(int("0x1_0"), 16);
     }
 }

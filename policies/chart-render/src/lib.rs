@@ -32,6 +32,7 @@ mod names;
 mod quantity;
 mod resources;
 pub mod rules;
+mod seaweedfs;
 mod settings;
 mod sprig;
 mod values;
@@ -99,6 +100,7 @@ fn findings(kind: &str, name: &str, namespace: &str, spec: &Field<'_>) -> Findin
         "Kafka" | "NATS" | "Qdrant" => {
             skip_wrong_types(exposure::check(kind, spec, &mut out));
         }
+        "SeaweedFS" => seaweedfs::check(spec, &mut out),
         _ => apps::check(kind, spec, &mut out),
     }
     out

@@ -320,6 +320,24 @@ pub const KUBELET_RESERVATIONS: Rule = Rule {
     source: "`apps/kubernetes/templates/cluster.yaml`, `apps/kubernetes-nodes/templates/nodegroup.yaml`",
 };
 
+/// `seaweedfs-topology`.
+pub const SEAWEEDFS_TOPOLOGY: Rule = Rule {
+    policy: POLICY,
+    id: "seaweedfs-topology",
+    level: Level::Deny,
+    summary: "SeaweedFS topology needs: Client without `filer.grpcHost`, MultiZone without enough zones, `replicationFactor` below 1, pools outside Simple",
+    source: "`extra/seaweedfs/templates/seaweedfs.yaml`",
+};
+
+/// `seaweedfs-pool`.
+pub const SEAWEEDFS_POOL: Rule = Rule {
+    policy: POLICY,
+    id: "seaweedfs-pool",
+    level: Level::Deny,
+    summary: "SeaweedFS storage pools and disk types: names, reserved suffixes, disk types, collisions",
+    source: "`extra/seaweedfs/templates/seaweedfs.yaml`",
+};
+
 /// `vm-disk-source-entry`.
 pub const VM_DISK_SOURCE_ENTRY: Rule = Rule {
     policy: POLICY,
@@ -386,6 +404,8 @@ pub const RULES: Catalogue = Catalogue {
         BACKUP_CREDENTIALS,
         MONGODB_BOOTSTRAP,
         KUBELET_RESERVATIONS,
+        SEAWEEDFS_TOPOLOGY,
+        SEAWEEDFS_POOL,
         VM_DISK_SOURCE_ENTRY,
         VM_INSTANCE_SIZE,
         ETCD_SIZE,

@@ -1,7 +1,7 @@
 //! Render checks of the other applications that read only the values
 //! (v1.6.2 templates; each rule names its file).
 
-use shared::{Field, FieldError};
+use shared::{Field, FieldError, Value};
 
 use crate::findings::{Findings, skip_wrong_types};
 use crate::values::truthy;
@@ -29,7 +29,12 @@ pub fn check(kind: &str, spec: &Field<'_>, out: &mut Findings) {
             postgres_bootstrap(spec, out)
         }
         "OpenSearch" => opensearch(spec, out),
-        "VMDisk" => vm_disk(spec, out),
+        "VMDisk" => {
+            skip_wrong_types(vm_disk(spec, out));
+            vm_disk_source_entry(spec, out)
+        }
+        "VMInstance" => vm_instance(spec, out),
+        "Etcd" => etcd_size(spec, out),
         "Ingress" => ingress(spec, out),
         "ExternalDNS" => external_dns(spec, out),
         _ => Ok(()),
@@ -168,6 +173,86 @@ fn vm_disk(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
                 "Exactly one type of source is expected! Found {} ({}): keep one (the chart fails to render).",
                 kinds.len(),
                 kinds.join(", ")
+            ),
+        );
+    }
+    Ok(())
+}
+
+/// `packages/apps/vm-disk/templates/dv.yaml` (25, 29, 34): the one source's
+/// `required` entry. Absent, it is values-schema's (the schema requires it);
+/// an empty string passes the schema and fails the template.
+fn vm_disk_source_entry(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
+    let source = spec.field("source")?;
+    let present: Vec<(&str, Field<'_>)> = source
+        .entries()?
+        .into_iter()
+        .filter(|(_, field)| field.is_present())
+        .collect();
+    let [(kind, entry)] = present.as_slice() else {
+        return Ok(());
+    };
+    let key = match *kind {
+        "image" | "disk" => "name",
+        "http" => "url",
+        _ => return Ok(()),
+    };
+    let value = entry.field(key)?;
+    if value.string()? == Some("") {
+        out.deny(
+            crate::rules::VM_DISK_SOURCE_ENTRY,
+            value.path(),
+            format!(
+                "A valid .Values.source.{kind}.{key} entry required! (the chart fails to render). Set                  source.{kind}.{key}."
+            ),
+        );
+    }
+    Ok(())
+}
+
+/// `packages/apps/vm-instance/templates/vm.yaml` (8): without an instance
+/// type, `resources.cpu`, `sockets` and `memory` are all needed. (Whether a
+/// named instance type or profile exists is a cluster read.)
+fn vm_instance(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
+    let [instance_type, resources] = spec.members(["instanceType", "resources"])?;
+    // Absent, the chart default u1.medium applies.
+    if !instance_type.is_present() || truthy(instance_type.json()) {
+        return Ok(());
+    }
+    let [cpu, sockets, memory] = resources.members(["cpu", "sockets", "memory"])?;
+    let missing: Vec<&str> = [("cpu", &cpu), ("sockets", &sockets), ("memory", &memory)]
+        .into_iter()
+        .filter(|(_, field)| !truthy(field.json()))
+        .map(|(key, _)| key)
+        .collect();
+    if !missing.is_empty() {
+        out.deny(
+            crate::rules::VM_INSTANCE_SIZE,
+            instance_type.path(),
+            format!(
+                "Either instanceType or resources (cpu, sockets, memory) must be specified (the chart fails to \
+                 render; instanceType is empty and resources lacks {}). Name an instance type, or set \
+                 resources.cpu, resources.sockets and resources.memory.",
+                missing.join(", ")
+            ),
+        );
+    }
+    Ok(())
+}
+
+/// `packages/extra/etcd/templates/etcd-cluster.yaml` (25): the quota is
+/// computed from `size` with `regexFind`, which needs a string; the schema
+/// also allows an integer.
+fn etcd_size(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
+    let size = spec.field("size")?;
+    if let Some(number @ Value::Number(_)) = size.json() {
+        out.deny(
+            crate::rules::ETCD_SIZE,
+            size.path(),
+            format!(
+                "{number} is a number, and the chart computes quotaBackendBytes from size with regexFind, which \
+                 needs a string (the chart fails to render). Write the size as a quantity string with its unit, \
+                 such as \"4Gi\"."
             ),
         );
     }

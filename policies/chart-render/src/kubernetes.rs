@@ -5,6 +5,7 @@
 use shared::{Field, FieldError, FieldPath, Value};
 
 use crate::findings::{Findings, Switch, skip_wrong_types};
+use crate::kubelet;
 use crate::values::{enabled, int_or, truthy};
 
 /// The chart default of `spec.version` (`values.yaml`).
@@ -325,6 +326,8 @@ pub fn node_groups(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldErro
 }
 
 fn node_group(name: &str, group: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
+    skip_wrong_types(half_set_resources(name, group, "", out));
+    skip_wrong_types(kubelet::check(name, group, "", out));
     let ephemeral = group.field("ephemeralStorage")?;
     if ephemeral.is_present() {
         out.deny(
@@ -337,11 +340,28 @@ fn node_group(name: &str, group: &Field<'_>, out: &mut Findings) -> Result<(), F
             ),
         );
     }
+    Ok(())
+}
+
+/// `cluster.yaml` (525), `kubernetes-nodes/templates/nodegroup.yaml`
+/// (182): one of `resources.cpu`, `resources.memory` with an instance type
+/// (`default_instance_type` when the key is absent).
+fn half_set_resources(
+    name: &str,
+    group: &Field<'_>,
+    default_instance_type: &str,
+    out: &mut Findings,
+) -> Result<(), FieldError> {
     let instance_type = group.field("instanceType")?;
+    let instance_type = if instance_type.is_present() {
+        truthy(instance_type.json())
+    } else {
+        !default_instance_type.is_empty()
+    };
     let resources = group.field("resources")?;
     let [cpu, memory] = resources.members(["cpu", "memory"])?;
     let (cpu, memory) = (truthy(cpu.json()), truthy(memory.json()));
-    if truthy(instance_type.json()) && cpu != memory {
+    if instance_type && cpu != memory {
         out.deny(
             crate::rules::NODE_GROUP_RESOURCES,
             resources.path(),
@@ -349,6 +369,35 @@ fn node_group(name: &str, group: &Field<'_>, out: &mut Findings) -> Result<(), F
                 "nodeGroup {name}: set both resources.cpu and resources.memory, or neither (the chart fails to \
                  render; KubeVirt cannot override one of them on an instancetype)."
             ),
+        );
+    }
+    Ok(())
+}
+
+/// The chart default of a KubernetesNodes pool's `instanceType`
+/// (`apps/kubernetes-nodes/values.yaml`).
+const NODES_INSTANCE_TYPE: &str = "u1.medium";
+
+/// A KubernetesNodes pool (`apps/kubernetes-nodes/templates/nodegroup.yaml`,
+/// the node-group code of `cluster.yaml` over the pool's own values):
+/// half-set resources, kubelet reservations and `maxUnhealthy`. `pool` is
+/// the pool's name as the messages call it.
+pub fn nodes_pool(spec: &Field<'_>, pool: &str, out: &mut Findings) {
+    skip_wrong_types(half_set_resources(pool, spec, NODES_INSTANCE_TYPE, out));
+    skip_wrong_types(kubelet::check(pool, spec, NODES_INSTANCE_TYPE, out));
+    skip_wrong_types(nodes_max_unhealthy(spec, out));
+}
+
+/// `nodegroup.yaml` (473, 479): the pool's `maxUnhealthy` (default `50%`).
+fn nodes_max_unhealthy(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
+    let field = spec.field("maxUnhealthy")?;
+    if let Some(value) = field.string()?
+        && !is_max_unhealthy(value)
+    {
+        out.deny(
+            crate::rules::MAX_UNHEALTHY,
+            field.path(),
+            max_unhealthy_message(&field.path(), value),
         );
     }
     Ok(())

@@ -21,12 +21,20 @@
 //! (400).
 
 mod apps;
+mod backups;
+mod databases;
 mod exposure;
 mod findings;
+mod keys;
+mod kubelet;
 mod kubernetes;
 mod names;
+mod quantity;
+mod resources;
 pub mod rules;
+mod seaweedfs;
 mod settings;
+mod sprig;
 mod values;
 
 use findings::{Findings, skip_wrong_types};
@@ -44,35 +52,55 @@ shared::policy!(Settings, evaluate, READS);
 /// The kinds the rules judge (`metadata.yml` lists their plurals).
 pub const KINDS: &[&str] = &[
     "BootBox",
+    "Bucket",
     "ClickHouse",
     "Etcd",
     "ExternalDNS",
+    "FoundationDB",
+    "HTTPCache",
+    "Harbor",
     "Ingress",
     "Kafka",
     "Kubernetes",
     "KubernetesNodes",
+    "MariaDB",
+    "MongoDB",
     "Monitoring",
     "NATS",
+    "OpenBAO",
     "OpenSearch",
     "Postgres",
     "Qdrant",
+    "RabbitMQ",
+    "Redis",
+    "SeaweedFS",
+    "TCPBalancer",
     "Tenant",
     "VMDisk",
+    "VMInstance",
+    "VPN",
+    "VirtualPrivateCloud",
 ];
 
 /// Every rule of `kind` over one object's spec.
 fn findings(kind: &str, name: &str, namespace: &str, spec: &Field<'_>) -> Findings {
     let mut out = Findings::default();
     names::check(kind, name, namespace, &mut out);
+    keys::check(kind, name, spec, &mut out);
+    resources::check(kind, spec, &mut out);
+    databases::check(kind, spec, &mut out);
+    backups::check(kind, spec, &mut out);
     match kind {
         "Kubernetes" => kubernetes::check(spec, &mut out),
         "KubernetesNodes" => {
             skip_wrong_types(kubernetes::removed_version(spec, &mut out));
             skip_wrong_types(names::kubernetes_nodes(spec, name, &mut out));
+            kubernetes::nodes_pool(spec, &names::pool_name(spec, name), &mut out);
         }
         "Kafka" | "NATS" | "Qdrant" => {
             skip_wrong_types(exposure::check(kind, spec, &mut out));
         }
+        "SeaweedFS" => seaweedfs::check(spec, &mut out),
         _ => apps::check(kind, spec, &mut out),
     }
     out

@@ -94,3 +94,19 @@ pub fn kubernetes_nodes(
     }
     Ok(())
 }
+
+/// The pool a KubernetesNodes application names (`<cluster>-<pool>`), as
+/// `_helpers.tpl`'s `kubernetes-nodes.groupName` makes it; the whole name
+/// when it does not read so (`nodes-name` denies that).
+pub fn pool_name(spec: &Field<'_>, name: &str) -> String {
+    let cluster = spec
+        .field("cluster")
+        .ok()
+        .and_then(|c| c.string().ok().flatten());
+    cluster
+        .and_then(|parent| name.strip_prefix(parent))
+        .and_then(|rest| rest.strip_prefix('-'))
+        .filter(|pool| !pool.is_empty())
+        .unwrap_or(name)
+        .to_owned()
+}

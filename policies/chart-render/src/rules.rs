@@ -248,6 +248,123 @@ pub const EXTERNAL_WITHOUT_TLS: Rule = Rule {
     source: "`apps/kafka/templates/_tls.tpl`, `apps/nats/templates/_tls.tpl`, `apps/qdrant/templates/_helpers.tpl`",
 };
 
+/// `object-name`.
+pub const OBJECT_NAME: Rule = Rule {
+    policy: POLICY,
+    id: "object-name",
+    level: Level::Deny,
+    summary: "a map key the chart names an object after (users, databases, vhosts, node groups, zones) that makes an invalid object name",
+    source: "`apps/bucket/templates/bucketclaim.yaml`, `apps/opensearch/templates/users.yaml`, `apps/mongodb/templates/user-secrets.yaml`, `apps/rabbitmq/templates/rabbitmq.yaml`, `apps/mariadb/templates/user.yaml`, `apps/mariadb/templates/db.yaml`, `apps/kubernetes/templates/cluster.yaml`, `extra/seaweedfs/templates/seaweedfs.yaml`",
+};
+
+/// `label-value`.
+pub const LABEL_VALUE: Rule = Rule {
+    policy: POLICY,
+    id: "label-value",
+    level: Level::Deny,
+    summary: "Tenant `host` or `schedulingClass`, VirtualPrivateCloud subnet `name`, that is not a valid label value",
+    source: "`apps/tenant/templates/namespace.yaml`, `apps/vpc/templates/vpc.yaml`",
+};
+
+/// `flat-resources`.
+pub const FLAT_RESOURCES: Rule = Rule {
+    policy: POLICY,
+    id: "flat-resources",
+    level: Level::Deny,
+    summary: "a `resources` map with nested `requests` or `limits`, which cozy-lib refuses",
+    source: "`library/cozy-lib/templates/_resources.tpl` (`resources.sanitize`), as each chart vendors it",
+};
+
+/// `database-roles`.
+pub const DATABASE_ROLES: Rule = Rule {
+    policy: POLICY,
+    id: "database-roles",
+    level: Level::Deny,
+    summary: "a MariaDB, Postgres or MongoDB database without `roles`",
+    source: "`apps/mariadb/templates/db.yaml`, `apps/postgres/templates/init-script.yaml`, `apps/mongodb/templates/mongodb.yaml`",
+};
+
+/// `mongodb-user-role`.
+pub const MONGODB_USER_ROLE: Rule = Rule {
+    policy: POLICY,
+    id: "mongodb-user-role",
+    level: Level::Deny,
+    summary: "a MongoDB user no database grants a role",
+    source: "`apps/mongodb/templates/mongodb.yaml`",
+};
+
+/// `backup-credentials`.
+pub const BACKUP_CREDENTIALS: Rule = Rule {
+    policy: POLICY,
+    id: "backup-credentials",
+    level: Level::Deny,
+    summary: "an emptied S3 setting of a ClickHouse, MariaDB or MongoDB backup the chart renders",
+    source: "`apps/clickhouse/templates/backup-secret.yaml`, `backup-strategy-secret.yaml`, `backup-cronjob.yaml`, `apps/mariadb/templates/backup-secret.yaml`, `backup-cronjob.yaml`, `apps/mongodb/templates/backup-secret.yaml`",
+};
+
+/// `mongodb-bootstrap`.
+pub const MONGODB_BOOTSTRAP: Rule = Rule {
+    policy: POLICY,
+    id: "mongodb-bootstrap",
+    level: Level::Deny,
+    summary: "MongoDB `bootstrap.enabled` without `backupName`, `backup.destinationPath` or `backup.endpointURL`",
+    source: "`apps/mongodb/templates/restore.yaml`",
+};
+
+/// `kubelet-reservations`.
+pub const KUBELET_RESERVATIONS: Rule = Rule {
+    policy: POLICY,
+    id: "kubelet-reservations",
+    level: Level::Deny,
+    summary: "node-group kubelet reservations the template refuses: formats, signs, eviction thresholds, more reserved than the node has",
+    source: "`apps/kubernetes/templates/cluster.yaml`, `apps/kubernetes-nodes/templates/nodegroup.yaml`",
+};
+
+/// `seaweedfs-topology`.
+pub const SEAWEEDFS_TOPOLOGY: Rule = Rule {
+    policy: POLICY,
+    id: "seaweedfs-topology",
+    level: Level::Deny,
+    summary: "SeaweedFS topology needs: Client without `filer.grpcHost`, MultiZone without enough zones, `replicationFactor` below 1, pools outside Simple",
+    source: "`extra/seaweedfs/templates/seaweedfs.yaml`",
+};
+
+/// `seaweedfs-pool`.
+pub const SEAWEEDFS_POOL: Rule = Rule {
+    policy: POLICY,
+    id: "seaweedfs-pool",
+    level: Level::Deny,
+    summary: "SeaweedFS storage pools and disk types: names, reserved suffixes, disk types, collisions",
+    source: "`extra/seaweedfs/templates/seaweedfs.yaml`",
+};
+
+/// `vm-disk-source-entry`.
+pub const VM_DISK_SOURCE_ENTRY: Rule = Rule {
+    policy: POLICY,
+    id: "vm-disk-source-entry",
+    level: Level::Deny,
+    summary: "VMDisk source with an empty `image.name`, `http.url` or `disk.name`",
+    source: "`apps/vm-disk/templates/dv.yaml`",
+};
+
+/// `vm-instance-size`.
+pub const VM_INSTANCE_SIZE: Rule = Rule {
+    policy: POLICY,
+    id: "vm-instance-size",
+    level: Level::Deny,
+    summary: "VMInstance with an empty `instanceType` and not all of `resources.cpu`, `sockets`, `memory`",
+    source: "`apps/vm-instance/templates/vm.yaml`",
+};
+
+/// `etcd-size`.
+pub const ETCD_SIZE: Rule = Rule {
+    policy: POLICY,
+    id: "etcd-size",
+    level: Level::Deny,
+    summary: "Etcd `size` written as a number",
+    source: "`extra/etcd/templates/etcd-cluster.yaml`",
+};
+
 /// The catalogue.
 pub const RULES: Catalogue = Catalogue {
     policy: POLICY,
@@ -279,5 +396,18 @@ pub const RULES: Catalogue = Catalogue {
         INGRESS_PROXY_PROTOCOL,
         EXTERNAL_DNS_PROVIDER,
         EXTERNAL_WITHOUT_TLS,
+        OBJECT_NAME,
+        LABEL_VALUE,
+        FLAT_RESOURCES,
+        DATABASE_ROLES,
+        MONGODB_USER_ROLE,
+        BACKUP_CREDENTIALS,
+        MONGODB_BOOTSTRAP,
+        KUBELET_RESERVATIONS,
+        SEAWEEDFS_TOPOLOGY,
+        SEAWEEDFS_POOL,
+        VM_DISK_SOURCE_ENTRY,
+        VM_INSTANCE_SIZE,
+        ETCD_SIZE,
     ],
 };

@@ -4,12 +4,16 @@
 //! Like policy-server, the host answers `kubewarden/tracing/log` always,
 //! checks Kubernetes reads against the policy's `contextAwareResources`, and
 //! refuses everything else. Cluster reads are answered from a recorded
-//! session (tests) or refused (offline checks), never from a live cluster.
+//! session (tests), from a snapshot of a cluster (`check --cluster`), or
+//! refused (offline checks), never from a live cluster.
 //! Our wasm host and the native case runner both answer through
 //! [`HostCalls`], so a policy sees the same answers under either.
 
+use std::sync::Arc;
+
 use crate::metadata::ContextAwareResource;
 use crate::replay::{CapabilityRequest, Session};
+use crate::snapshot::Snapshot;
 
 /// How cluster reads are answered during an evaluation.
 #[derive(Debug, Clone)]
@@ -19,6 +23,9 @@ pub enum HostCapabilities {
     Denied(String),
     /// Calls are answered from a recorded session, strictly in order.
     Replay(Session),
+    /// Kubernetes reads are answered from the objects of a cluster
+    /// snapshot, as policy-server answers them from the live cluster.
+    Snapshot(Arc<Snapshot>),
 }
 
 impl HostCapabilities {
@@ -60,7 +67,7 @@ impl HostCalls {
     pub fn unused_exchanges(&self) -> usize {
         match &self.capabilities {
             HostCapabilities::Replay(session) => session.unused(),
-            HostCapabilities::Denied(_) => 0,
+            HostCapabilities::Denied(_) | HostCapabilities::Snapshot(_) => 0,
         }
     }
 
@@ -96,6 +103,7 @@ impl HostCalls {
         let answer = match &mut self.capabilities {
             HostCapabilities::Denied(reason) => Err(reason.clone()),
             HostCapabilities::Replay(session) => session.answer(&request),
+            HostCapabilities::Snapshot(snapshot) => snapshot.answer(&request),
         };
         answer.map_err(|reason| callback_failure(&reason))
     }
@@ -167,6 +175,38 @@ mod tests {
         );
         assert!(error.contains("\n\nStack backtrace:\n"), "{error}");
         assert_eq!(record.calls.len(), 1);
+    }
+
+    #[test]
+    fn a_snapshot_answers_granted_reads() {
+        let allowed = vec![ContextAwareResource {
+            api_version: "v1".into(),
+            kind: "Secret".into(),
+        }];
+        let snapshot = Snapshot::new(vec![
+            serde_json::json!({"apiVersion": "v1", "kind": "Secret",
+            "metadata": {"name": "s", "namespace": "a"}}),
+        ]);
+        let mut record = HostCalls::new(allowed, HostCapabilities::Snapshot(Arc::new(snapshot)));
+        let answer = record
+            .answer(
+                "kubewarden",
+                "kubernetes",
+                "list_resources_by_namespace",
+                br#"{"api_version":"v1","kind":"Secret","namespace":"a","field_masks":["metadata.name"]}"#,
+            )
+            .unwrap();
+        let answer: serde_json::Value = serde_json::from_slice(&answer).unwrap();
+        assert_eq!(answer["items"][0]["metadata"]["name"], "s");
+        let refused = record
+            .answer(
+                "kubewarden",
+                "kubernetes",
+                "get_resource",
+                br#"{"api_version":"v1","kind":"ConfigMap","name":"c","namespace":"a"}"#,
+            )
+            .unwrap_err();
+        assert!(refused.contains("not been granted"), "{refused}");
     }
 
     #[test]

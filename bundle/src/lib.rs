@@ -11,6 +11,8 @@
 //!   same bytes for every runner;
 //! - [`native`]: every case of a policy against its rule function, without
 //!   wasm;
+//! - [`snapshot`]: a cluster as a snapshot of its objects, answering
+//!   policies' Kubernetes reads offline;
 //! - [`rules`]: the rule ids a policy's findings may carry.
 
 pub mod admission;
@@ -22,6 +24,7 @@ pub mod native;
 pub mod replay;
 pub mod rules;
 pub mod settings_audit;
+pub mod snapshot;
 pub mod typed;
 pub mod wasm_sections;
 pub mod yaml;

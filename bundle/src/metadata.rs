@@ -19,6 +19,11 @@ pub const USAGE_ANNOTATION: &str = "io.kubewarden.policy.usage";
 pub const VERSION_ANNOTATION: &str = "io.kubewarden.policy.version";
 /// The policy title (also the resource name `kwctl scaffold manifest` uses).
 pub const TITLE_ANNOTATION: &str = "io.kubewarden.policy.title";
+/// The Secrets a policy reads, as `namespace/name`, comma-separated: a
+/// policy that names `v1/Secret` in `contextAwareResources` reads these
+/// and no other, by name (`get`). The RBAC of `deploy/` and the snapshot
+/// command grant and capture exactly these.
+pub const SECRETS_ANNOTATION: &str = "io.cozystack-policies.secrets";
 
 /// An operation or the `*` wildcard in a webhook rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -214,7 +219,46 @@ impl Metadata {
         {
             return invalid(format!("annotation {TITLE_ANNOTATION} is required"));
         }
+        let reads_secrets = self
+            .context_aware_resources
+            .iter()
+            .any(|r| r.api_version == "v1" && r.kind == "Secret");
+        match (reads_secrets, self.secrets()) {
+            (_, Err(message)) => return invalid(message),
+            (true, Ok(names)) if names.is_empty() => {
+                return invalid(format!(
+                    "a policy that reads v1/Secret names the Secrets in annotation {SECRETS_ANNOTATION}"
+                ));
+            }
+            (false, Ok(names)) if !names.is_empty() => {
+                return invalid(format!(
+                    "annotation {SECRETS_ANNOTATION} names Secrets, but contextAwareResources has no v1/Secret"
+                ));
+            }
+            _ => {}
+        }
         Ok(())
+    }
+
+    /// The Secrets the policy reads ([`SECRETS_ANNOTATION`]), as
+    /// `(namespace, name)`.
+    pub fn secrets(&self) -> Result<Vec<(String, String)>, String> {
+        let Some(list) = self.annotations.get(SECRETS_ANNOTATION) else {
+            return Ok(Vec::new());
+        };
+        list.split(',')
+            .map(str::trim)
+            .filter(|entry| !entry.is_empty())
+            .map(|entry| {
+                entry
+                    .split_once('/')
+                    .filter(|(ns, name)| !ns.is_empty() && !name.is_empty() && !name.contains('/'))
+                    .map(|(ns, name)| (ns.to_owned(), name.to_owned()))
+                    .ok_or_else(|| {
+                        format!("annotation {SECRETS_ANNOTATION}: {entry:?} is not namespace/name")
+                    })
+            })
+            .collect()
     }
 
     /// Whether a webhook configured from these rules receives the request.
@@ -325,5 +369,55 @@ annotations:
         assert_eq!(json["protocolVersion"], "v1");
         assert_eq!(json["executionMode"], "kubewarden-wapc");
         assert_eq!(json["backgroundAudit"], false);
+    }
+
+    #[test]
+    fn secrets_are_named_exactly_where_they_are_read() {
+        let mut metadata: Metadata = serde_saphyr::from_str(YAML).unwrap();
+        assert_eq!(metadata.secrets().unwrap(), Vec::<(String, String)>::new());
+        metadata.context_aware_resources.push(ContextAwareResource {
+            api_version: "v1".into(),
+            kind: "Secret".into(),
+        });
+        assert!(
+            metadata
+                .check()
+                .unwrap_err()
+                .to_string()
+                .contains(SECRETS_ANNOTATION)
+        );
+        metadata.annotations.insert(
+            SECRETS_ANNOTATION.into(),
+            "cozy-velero/cozy-backups-creds, cozy-system/patch-containerd".into(),
+        );
+        metadata.check().unwrap();
+        assert_eq!(
+            metadata.secrets().unwrap(),
+            vec![
+                ("cozy-velero".into(), "cozy-backups-creds".into()),
+                ("cozy-system".into(), "patch-containerd".into())
+            ]
+        );
+        metadata
+            .annotations
+            .insert(SECRETS_ANNOTATION.into(), "patch-containerd".into());
+        assert!(
+            metadata
+                .check()
+                .unwrap_err()
+                .to_string()
+                .contains("is not namespace/name")
+        );
+        metadata.context_aware_resources.clear();
+        metadata
+            .annotations
+            .insert(SECRETS_ANNOTATION.into(), "a/b".into());
+        assert!(
+            metadata
+                .check()
+                .unwrap_err()
+                .to_string()
+                .contains("has no v1/Secret")
+        );
     }
 }

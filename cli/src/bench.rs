@@ -169,7 +169,10 @@ pub fn measure(
     let mut floor_warm_samples = Vec::with_capacity(rounds);
     let mut warm_samples = Vec::with_capacity(rounds);
     let (mut floor_faults, mut policy_faults) = (Some(0u64), Some(0u64));
-    let (floor_instance, instance) = (floor_policy.warm_instance()?, configured.warm_instance()?);
+    let (floor_instance, instance) = (
+        floor_policy.warm_instance(HostCapabilities::offline())?,
+        configured.warm_instance(HostCapabilities::offline())?,
+    );
     let evictor = RefCell::new((caches == Caches::Cold).then(Evictor::new));
     // Eviction, like the fault counter, happens outside the timed span.
     let cool = || {

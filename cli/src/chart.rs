@@ -59,12 +59,17 @@ struct ChartPolicy {
     reads: Vec<Read>,
 }
 
-/// A resource the PolicyServer's service account may get, list and watch.
+/// A resource the PolicyServer's service account may read: get, list and
+/// watch, or, for Secrets, get of the ones a policy names (it checks their
+/// existence and reads nothing else of them).
 #[derive(Debug, Serialize, PartialEq, Eq, PartialOrd, Ord)]
 #[serde(rename_all = "camelCase")]
 struct Read {
     api_group: String,
     resource: String,
+    /// Secrets by name (`io.cozystack-policies.secrets`); empty otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    names: Vec<String>,
 }
 
 /// The schema of a policy's settings type, with every subschema inline (the
@@ -93,6 +98,7 @@ fn settings_of(policy: &str) -> Option<Value> {
         "oidc-config" => settings_schema::<oidc_config::Settings>(),
         "securitygroup-validity" => settings_schema::<securitygroup_validity::Settings>(),
         "storageclass-immutable" => settings_schema::<storageclass_immutable::Settings>(),
+        "upgrade-gate" => settings_schema::<upgrade_gate::Settings>(),
         "upgrade-readiness" => settings_schema::<upgrade_readiness::Settings>(),
         "values-schema" => settings_schema::<values_schema::Settings>(),
         _ => return None,
@@ -130,9 +136,28 @@ fn chart_policy(policy: &PolicyDir) -> Result<ChartPolicy> {
             Read {
                 api_group: group.to_owned(),
                 resource: crate::manifests::plural(group, &resource.kind),
+                names: Vec::new(),
             }
         })
         .collect();
+    let secrets = metadata
+        .secrets()
+        .map_err(|problem| anyhow::anyhow!("{}: {problem}", policy.name))?;
+    for read in reads
+        .iter_mut()
+        .filter(|r| r.api_group.is_empty() && r.resource == "secrets")
+    {
+        read.names = secrets.iter().map(|(_, name)| name.clone()).collect();
+        read.names.sort();
+        read.names.dedup();
+        if read.names.is_empty() {
+            anyhow::bail!(
+                "{}: contextAwareResources names Secrets but io.cozystack-policies.secrets names none: \
+                 the policy server would read every Secret",
+                policy.name
+            );
+        }
+    }
     reads.sort();
     reads.dedup();
     Ok(ChartPolicy {

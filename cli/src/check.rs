@@ -12,9 +12,11 @@ pub mod vars;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use bundle::Operation;
+use bundle::snapshot::Snapshot;
 use host::{
     AdmissionRequest, AdmissionResponse, HostCapabilities, Policy, PolicyModule, WarmInstance,
 };
@@ -112,6 +114,13 @@ impl Bundle {
         Self { modules, settings }
     }
 
+    /// The policies audit-scanner would run (`backgroundAudit: true`).
+    pub fn audited(mut self) -> Self {
+        self.modules
+            .retain(|m| m.metadata().is_none_or(|m| m.background_audit));
+        self
+    }
+
     fn policies(&self) -> Result<Vec<Policy<'_>>> {
         self.modules
             .iter()
@@ -144,13 +153,18 @@ impl Bundle {
         }
     }
 
-    /// Evaluates every change with every policy whose rules match it.
+    /// Evaluates every change with every policy whose rules match it,
+    /// cluster reads answered as `capabilities` says.
     ///
     /// The evaluations run on every core, each in its own fresh instance;
     /// the findings are gathered in the order of the changes and policies
     /// (unresolved placeholders first, which `run`'s sort puts in place),
     /// so the output does not depend on the scheduling.
-    pub fn evaluate(&self, changes: &[Change]) -> Result<Evaluation> {
+    pub fn evaluate(
+        &self,
+        changes: &[Change],
+        capabilities: &HostCapabilities,
+    ) -> Result<Evaluation> {
         let policies = self.policies()?;
         let mut evaluation = Evaluation::default();
         let mut jobs = Vec::new();
@@ -185,7 +199,7 @@ impl Bundle {
         let responses: Vec<AdmissionResponse> = requests
             .par_iter()
             .map_init(
-                || Instances::new(policies.len()),
+                || Instances::new(policies.len(), capabilities.clone()),
                 |instances, (request, index)| instances.evaluate(&policies, *index, request),
             )
             .collect();
@@ -206,11 +220,17 @@ impl Bundle {
 /// A fresh instance per evaluation, as policy-server makes, costs several
 /// times the rule itself; the policies keep no state between calls, so a
 /// kept instance answers the same (the host's case test proves it).
-struct Instances(Vec<Option<WarmInstance>>);
+struct Instances {
+    kept: Vec<Option<WarmInstance>>,
+    capabilities: HostCapabilities,
+}
 
 impl Instances {
-    fn new(policies: usize) -> Self {
-        Self(std::iter::repeat_with(|| None).take(policies).collect())
+    fn new(policies: usize, capabilities: HostCapabilities) -> Self {
+        Self {
+            kept: std::iter::repeat_with(|| None).take(policies).collect(),
+            capabilities,
+        }
     }
 
     /// The answer of policy `index`: from the kept instance, else (none
@@ -225,9 +245,9 @@ impl Instances {
         let Some(policy) = policies.get(index) else {
             return AdmissionResponse::internal_server_error(&request.uid, "no such policy");
         };
-        if let Some(slot) = self.0.get_mut(index) {
+        if let Some(slot) = self.kept.get_mut(index) {
             if slot.is_none() {
-                *slot = policy.warm_instance().ok();
+                *slot = policy.warm_instance(self.capabilities.clone()).ok();
             }
             if let Some(instance) = slot {
                 match policy.evaluate_warm(instance, request) {
@@ -236,9 +256,7 @@ impl Instances {
                 }
             }
         }
-        policy
-            .evaluate(request, HostCapabilities::offline())
-            .response
+        policy.evaluate(request, self.capabilities.clone()).response
     }
 }
 
@@ -381,6 +399,11 @@ pub struct Options {
     pub fail_on: FailOn,
     pub baseline: Option<PathBuf>,
     pub write_baseline: Option<PathBuf>,
+    /// The cluster the policies' reads are answered from; none offline.
+    pub cluster: Option<Arc<Snapshot>>,
+    /// Print the 1.6 upgrade checklist (text or JSON) instead of the
+    /// findings alone; needs `cluster`.
+    pub checklist: bool,
 }
 
 /// `--old` as given: a directory, or else a git revision.
@@ -419,7 +442,11 @@ pub fn run(options: &Options, bundle: &Bundle) -> Result<bool> {
         eprintln!("skipped {notice}");
     }
     let changes = manifests::changes(old.manifests, new.manifests)?;
-    let evaluation = bundle.evaluate(&changes)?;
+    let capabilities = match &options.cluster {
+        Some(snapshot) => HostCapabilities::Snapshot(Arc::clone(snapshot)),
+        None => HostCapabilities::offline(),
+    };
+    let evaluation = bundle.evaluate(&changes, &capabilities)?;
     let mut reports = evaluation.reports;
     reports.sort_by(|a, b| {
         (&a.file, a.line, a.column, &a.rule).cmp(&(&b.file, b.line, b.column, &b.rule))
@@ -451,6 +478,9 @@ pub fn run(options: &Options, bundle: &Bundle) -> Result<bool> {
         warnings: reports.len() - violations,
         baselined: before - reports.len(),
     };
+    if options.checklist {
+        return checklist(options, &reports, &summary);
+    }
     match options.format {
         Format::Text => print!("{}", text::render(&reports, &summary, text::colour())),
         Format::Json => println!(
@@ -474,6 +504,35 @@ pub fn run(options: &Options, bundle: &Bundle) -> Result<bool> {
     Ok(match options.fail_on {
         FailOn::Violation => summary.violations > 0,
         FailOn::Warning => !reports.is_empty(),
+        FailOn::Never => false,
+    })
+}
+
+/// Prints the upgrade checklist of the snapshot's findings; fails as
+/// `--fail-on` says: on a failed check, or on any check that is not a pass.
+fn checklist(options: &Options, reports: &[Report], summary: &Summary) -> Result<bool> {
+    let Some(snapshot) = &options.cluster else {
+        anyhow::bail!("the checklist judges a cluster: give its snapshot with --cluster");
+    };
+    let outcomes = crate::preflight::judge(reports, snapshot);
+    match options.format {
+        Format::Text => print!("{}", crate::preflight::render(&outcomes, snapshot.len())),
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({
+                "checklist": outcomes, "findings": reports, "summary": summary
+            }))?
+        ),
+        Format::Sarif | Format::Junit => {
+            anyhow::bail!("the checklist is printed as text or json")
+        }
+    }
+    use crate::preflight::Status;
+    Ok(match options.fail_on {
+        FailOn::Violation => outcomes.iter().any(|o| o.status == Status::Fail),
+        FailOn::Warning => outcomes
+            .iter()
+            .any(|o| matches!(o.status, Status::Fail | Status::NotChecked | Status::Warn)),
         FailOn::Never => false,
     })
 }

@@ -13,6 +13,7 @@ mod compile_cache;
 mod deploy;
 mod dist;
 mod manifests;
+mod preflight;
 mod push;
 mod registry_auth;
 mod registry_source;
@@ -80,37 +81,47 @@ enum Command {
         /// Write every finding to FILE as a baseline, and exit 0.
         #[arg(long, value_name = "FILE")]
         write_baseline: Option<PathBuf>,
-        /// Policy settings: a YAML or JSON file mapping policy names to
-        /// their settings, or POLICY=FILE for one policy; repeatable, later
-        /// ones win.
-        #[arg(long = "settings", value_name = "FILE|POLICY=FILE")]
-        settings: Vec<String>,
-        /// ClusterAdmissionPolicy and AdmissionPolicy manifests (a file or a
-        /// directory, like deploy/): each policy gets the `spec.settings` of
-        /// the manifest whose module names it; repeatable.
-        #[arg(long, value_name = "PATH")]
-        from_deploy: Vec<PathBuf>,
-        /// The modules to check with instead of the bundle: a module file, a
-        /// directory of modules, or registry://host/repo:tag[@sha256:…]
-        /// (pulled and cached by digest); repeatable.
-        #[arg(long, value_name = "MODULE")]
-        policy: Vec<String>,
-        /// Directory of the annotated modules. Without it (and without
-        /// --policy) the modules embedded at build time are used, else
-        /// dist/ of the clone.
-        #[arg(long)]
-        dist: Option<PathBuf>,
-        /// Compile the modules afresh and keep nothing: by default compiled
-        /// modules are kept in $XDG_CACHE_HOME/cozystack-policies/compiled
-        /// (else ~/.cache/...), keyed by the module's bytes, so later runs
-        /// skip compiling. The environment variable turns it on with any
-        /// value but empty, 0, false, no or off.
-        #[arg(
-            long,
-            env = "COZYSTACK_POLICIES_NO_COMPILE_CACHE",
-            value_parser = clap::builder::FalseyValueParser::new()
-        )]
-        no_compile_cache: bool,
+        #[command(flatten)]
+        modules: Modules,
+        /// A snapshot of the cluster: files or directories of `kubectl get
+        /// … -o json|yaml` output (Lists or objects; `snapshot-command`
+        /// prints the command), repeatable. The policies' cluster reads are
+        /// answered from its objects, as policy-server answers them from the
+        /// live cluster; without it, context-aware checks keep their static
+        /// verdict and say so.
+        #[arg(long, value_name = "SNAPSHOT")]
+        cluster: Vec<PathBuf>,
+        /// Print the Cozystack 1.6 upgrade checklist of the findings (text
+        /// or json) instead of the findings alone.
+        #[arg(long, requires = "cluster")]
+        checklist: bool,
+    },
+    /// The Cozystack 1.6 upgrade checklist of a cluster snapshot: every
+    /// object of it judged as audit-scanner would (a CREATE, through the
+    /// policies with background audit), the policies' cluster reads
+    /// answered from it, and the findings sorted into the release notes'
+    /// checks: pass, fail, warn, not checked, not applicable or by hand.
+    ///
+    /// The same as `check --cluster SNAPSHOT --checklist SNAPSHOT` with
+    /// those policies; exits 1 when a check fails.
+    Preflight {
+        /// The snapshot (`snapshot-command` prints the command).
+        #[arg(required = true)]
+        snapshot: Vec<PathBuf>,
+        /// `json` is what `report` renders (HTML included).
+        #[arg(long, value_enum, default_value = "text")]
+        format: PreflightFormat,
+        #[command(flatten)]
+        modules: Modules,
+    },
+    /// Print the shell block that captures a cluster snapshot for
+    /// `preflight` and `check --cluster`: one `kubectl get` of the kinds the
+    /// bundle's policies read and its checklist judges, Secrets by name and
+    /// without their data.
+    #[command(name = "snapshot-command")]
+    Snapshot {
+        #[command(flatten)]
+        modules: Modules,
     },
     /// One report of policy findings from PolicyReports, OpenReports or
     /// `check --json` output: totals, every finding with its rule and fix,
@@ -283,6 +294,69 @@ enum Command {
     },
 }
 
+/// Where the modules come from and their settings (`check`, `preflight`).
+#[derive(clap::Args)]
+struct Modules {
+    /// Policy settings: a YAML or JSON file mapping policy names to
+    /// their settings, or POLICY=FILE for one policy; repeatable, later
+    /// ones win.
+    #[arg(long = "settings", value_name = "FILE|POLICY=FILE")]
+    settings: Vec<String>,
+    /// ClusterAdmissionPolicy and AdmissionPolicy manifests (a file or a
+    /// directory, like deploy/): each policy gets the `spec.settings` of
+    /// the manifest whose module names it; repeatable.
+    #[arg(long, value_name = "PATH")]
+    from_deploy: Vec<PathBuf>,
+    /// The modules to check with instead of the bundle: a module file, a
+    /// directory of modules, or registry://host/repo:tag[@sha256:…]
+    /// (pulled and cached by digest); repeatable.
+    #[arg(long, value_name = "MODULE")]
+    policy: Vec<String>,
+    /// Directory of the annotated modules. Without it (and without
+    /// --policy) the modules embedded at build time are used, else
+    /// dist/ of the clone.
+    #[arg(long)]
+    dist: Option<PathBuf>,
+    /// Compile the modules afresh and keep nothing: by default compiled
+    /// modules are kept in $XDG_CACHE_HOME/cozystack-policies/compiled
+    /// (else ~/.cache/...), keyed by the module's bytes, so later runs
+    /// skip compiling. The environment variable turns it on with any
+    /// value but empty, 0, false, no or off.
+    #[arg(
+            long,
+            env = "COZYSTACK_POLICIES_NO_COMPILE_CACHE",
+            value_parser = clap::builder::FalseyValueParser::new()
+        )]
+    no_compile_cache: bool,
+}
+
+/// Output of `preflight`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum PreflightFormat {
+    Text,
+    Json,
+}
+
+impl Modules {
+    /// The bundle these flags name, with its settings.
+    fn bundle(&self, root: &Path) -> Result<check::Bundle> {
+        if !self.no_compile_cache {
+            compile_cache::enable();
+        }
+        let modules = self.load(root)?;
+        let settings = settings_source::collect(root, &self.from_deploy, &self.settings)?;
+        Ok(check::Bundle::new(modules, settings))
+    }
+
+    fn load(&self, root: &Path) -> Result<Vec<host::PolicyModule>> {
+        bundle_source::load(&bundle_source::Request {
+            policies: &self.policy,
+            dist: self.dist.as_ref().map(|d| resolve(root, d)).as_deref(),
+            root,
+        })
+    }
+}
+
 /// `path` under `root`; as given when it is absolute or `root` is the
 /// working directory, so output names files as the user wrote them.
 fn resolve(root: &Path, path: &Path) -> PathBuf {
@@ -307,22 +381,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
             vars_from,
             baseline,
             write_baseline,
-            settings,
-            from_deploy,
-            policy,
-            dist,
-            no_compile_cache,
+            modules,
+            cluster,
+            checklist,
         } => {
-            if !no_compile_cache {
-                compile_cache::enable();
-            }
-            let modules = bundle_source::load(&bundle_source::Request {
-                policies: &policy,
-                dist: dist.map(|d| resolve(root, &d)).as_deref(),
-                root,
-            })?;
-            let settings = settings_source::collect(root, &from_deploy, &settings)?;
-            let bundle = check::Bundle::new(modules, settings);
+            let bundle = modules.bundle(root)?;
             let paths: Vec<PathBuf> = paths
                 .iter()
                 .map(|p| {
@@ -346,6 +409,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 fail_on,
                 baseline: baseline.map(|p| resolve(root, &p)),
                 write_baseline: write_baseline.map(|p| resolve(root, &p)),
+                cluster: snapshot(root, &cluster)?,
+                checklist,
             };
             let failed = check::run(&options, &bundle)?;
             Ok(if failed {
@@ -353,6 +418,39 @@ fn run(cli: Cli) -> Result<ExitCode> {
             } else {
                 ExitCode::SUCCESS
             })
+        }
+        Command::Preflight {
+            snapshot: paths,
+            format,
+            modules,
+        } => {
+            let bundle = modules.bundle(root)?.audited();
+            let cluster = snapshot(root, &paths)?;
+            let options = check::Options {
+                cluster,
+                paths: paths.iter().map(|p| resolve(root, p)).collect(),
+                old: None,
+                strict: false,
+                vars: check::vars::Vars::load(&[], &[])?,
+                format: match format {
+                    PreflightFormat::Text => check::Format::Text,
+                    PreflightFormat::Json => check::Format::Json,
+                },
+                fail_on: check::FailOn::Violation,
+                baseline: None,
+                write_baseline: None,
+                checklist: true,
+            };
+            let failed = check::run(&options, &bundle)?;
+            Ok(if failed {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            })
+        }
+        Command::Snapshot { modules } => {
+            print!("{}", preflight::snapshot_command(&modules.load(root)?)?);
+            Ok(ExitCode::SUCCESS)
         }
         Command::Report(args) => {
             report::run(root, &args)?;
@@ -573,6 +671,19 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// The snapshot `--cluster` names, `None` without one.
+fn snapshot(
+    root: &Path,
+    paths: &[PathBuf],
+) -> Result<Option<std::sync::Arc<bundle::snapshot::Snapshot>>> {
+    if paths.is_empty() {
+        return Ok(None);
+    }
+    let paths: Vec<PathBuf> = paths.iter().map(|p| resolve(root, p)).collect();
+    let snapshot = preflight::load_snapshot(&paths).context("reading the cluster snapshot")?;
+    Ok(Some(std::sync::Arc::new(snapshot)))
 }
 
 /// `kwctl run`: prints the AdmissionResponse; refused settings exit 1 with

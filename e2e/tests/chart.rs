@@ -416,6 +416,16 @@ fn policies_in(objects: &[Object]) -> Vec<&ClusterAdmissionPolicy> {
         .collect()
 }
 
+/// One grant of the ClusterRole, as `group/resource` and, for objects
+/// granted by name, `[name,...]`.
+fn read_key(group: &str, resource: &str, names: &[String]) -> String {
+    if names.is_empty() {
+        format!("{group}/{resource}")
+    } else {
+        format!("{group}/{resource}[{}]", names.join(","))
+    }
+}
+
 fn text<'v>(value: &'v Value, pointer: &str) -> &'v str {
     value
         .pointer(pointer)
@@ -659,12 +669,25 @@ fn policy_server_serves_the_bundle(
                 .is_some_and(|n| bound.contains(n))
         {
             for rule in role.rules.iter().flatten() {
-                if rule.verbs != ["get", "list", "watch"] {
-                    return Err(format!("the ClusterRole grants {:?}", rule.verbs).into());
+                // Named objects are only got; everything else is got,
+                // listed and watched.
+                let names = rule.resource_names.clone().unwrap_or_default();
+                let verbs: &[&str] = if names.is_empty() {
+                    &["get", "list", "watch"]
+                } else {
+                    &["get"]
+                };
+                if names.is_empty() && rule.resources.iter().flatten().any(|r| r == "secrets") {
+                    return Err("the ClusterRole grants every Secret".into());
+                }
+                if rule.verbs != verbs {
+                    return Err(
+                        format!("the ClusterRole grants {:?} on {names:?}", rule.verbs).into(),
+                    );
                 }
                 for group in rule.api_groups.iter().flatten() {
                     for resource in rule.resources.iter().flatten() {
-                        granted.insert(format!("{group}/{resource}"));
+                        granted.insert(read_key(group, resource, &names));
                     }
                 }
             }
@@ -681,7 +704,15 @@ fn policy_server_serves_the_bundle(
                     .cloned()
                     .unwrap_or_default()
             })
-            .map(|read| format!("{}/{}", text(&read, "/apiGroup"), text(&read, "/resource")))
+            .map(|read| {
+                let names: Vec<String> = read["names"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|n| n.as_str().map(str::to_owned))
+                    .collect();
+                read_key(text(&read, "/apiGroup"), text(&read, "/resource"), &names)
+            })
             .collect()
     } else {
         BTreeSet::new()

@@ -371,14 +371,14 @@ impl Policy<'_> {
     }
 
     /// An instance kept for repeated evaluations, answering host calls as
-    /// [`HostCapabilities::offline`] does. policy-server never reuses one;
-    /// the benchmark does, to tell a rule's own cost (a warm call) from what
-    /// a fresh instance adds (cold code, instantiation, teardown), and
-    /// `check` does, to judge thousands of objects ([`Policy::evaluate_warm`]).
-    pub fn warm_instance(&self) -> Result<WarmInstance, HostError> {
+    /// `capabilities` says. policy-server never reuses one; the benchmark
+    /// does, to tell a rule's own cost (a warm call) from what a fresh
+    /// instance adds (cold code, instantiation, teardown), and `check` does,
+    /// to judge thousands of objects ([`Policy::evaluate_warm`]).
+    pub fn warm_instance(&self, capabilities: HostCapabilities) -> Result<WarmInstance, HostError> {
         let record = Arc::new(Mutex::new(HostCalls::new(
             self.context_aware_resources(),
-            HostCapabilities::offline(),
+            capabilities,
         )));
         self.module
             .instantiate(record)
@@ -391,7 +391,7 @@ impl Policy<'_> {
     }
 
     /// Evaluates one request in `instance`, a kept instance of this
-    /// policy's module, offline. The policies keep no state between calls,
+    /// policy's module, host calls answered as it was made to. The policies keep no state between calls,
     /// so the answer is a fresh instance's (the host's case test checks it
     /// for every case). `Err` when the guest call failed: the instance may be
     /// broken, and the caller should ask a fresh one ([`Policy::evaluate`]).

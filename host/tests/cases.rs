@@ -93,7 +93,11 @@ fn warm_answers_fresh(module: &PolicyModule, files: &[PathBuf]) -> Result<(), St
             continue;
         };
         if instance.is_none() {
-            instance = Some(policy.warm_instance().map_err(|e| e.to_string())?);
+            instance = Some(
+                policy
+                    .warm_instance(HostCapabilities::offline())
+                    .map_err(|e| e.to_string())?,
+            );
         }
         let Some(warm) = &instance else { continue };
         let fresh = policy

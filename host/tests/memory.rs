@@ -93,7 +93,9 @@ fn an_instance_kept_for_many_evaluations_reuses_its_memory() {
             scope.spawn(move || {
                 let configured = module.configure(json!({})).unwrap();
                 let payload = configured.payload(request).unwrap();
-                let instance = configured.warm_instance().unwrap();
+                let instance = configured
+                    .warm_instance(HostCapabilities::offline())
+                    .unwrap();
                 // 4.4 GB in all: a heap that kept what it freed would run
                 // out of 32-bit memory long before the last call.
                 for call in 0..550 {

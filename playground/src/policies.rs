@@ -44,6 +44,7 @@ policies! {
     "oidc-config" => oidc_config,
     "securitygroup-validity" => securitygroup_validity,
     "storageclass-immutable" => storageclass_immutable,
+    "upgrade-gate" => upgrade_gate,
     "upgrade-readiness" => upgrade_readiness,
     "values-schema" => values_schema,
 }

@@ -163,6 +163,44 @@ impl Cluster for Offline {
     }
 }
 
+/// How a `get_resource` of an object that does not exist fails, as
+/// policy-evaluator's Kubernetes client words it: `Cannot find
+/// <apiVersion>/<kind> named '<name>' inside of namespace '<namespace>'`
+/// (`Cannot find resource <apiVersion>/<kind>` for a kind the cluster does
+/// not serve, where no such object can exist either), or the API server's
+/// own answer through kube-rs, `ApiError: <resource> "<name>" not found:
+/// NotFound`.
+pub const NOT_FOUND: &str = "Cannot find ";
+const API_NOT_FOUND: (&str, &str) = ("ApiError: ", ": NotFound");
+
+/// Whether a lookup failed because the object does not exist.
+pub fn is_not_found(error: &LookupError) -> bool {
+    let reason = error.0.as_str();
+    reason.starts_with(NOT_FOUND)
+        || (reason.starts_with(API_NOT_FOUND.0) && reason.ends_with(API_NOT_FOUND.1))
+}
+
+/// The reason policy-server gives for a `get_resource` of an object that
+/// does not exist, word for word (the namespace in Rust's `{:?}` of an
+/// `Option`), for hosts that answer as it does.
+pub fn not_found(api_version: &str, kind: &str, name: &str, namespace: Option<&str>) -> String {
+    format!("{NOT_FOUND}{api_version}/{kind} named '{name}' inside of namespace '{namespace:?}'")
+}
+
+/// The object a `get_resource` call finds, or `None` when the host says
+/// there is none ([`is_not_found`]); any other failure is an error, never an
+/// absence.
+pub fn get_optional(
+    cluster: &dyn Cluster,
+    request: &GetResource<'_>,
+) -> Result<Option<Value>, LookupError> {
+    match cluster.get(request) {
+        Ok(answer) => object(&answer).map(Some),
+        Err(error) if is_not_found(&error) => Ok(None),
+        Err(error) => Err(error),
+    }
+}
+
 /// The objects of a list answer (`{"items": [...]}`; absent or null items
 /// are none).
 pub fn list_items(answer: &[u8]) -> Result<Vec<Value>, LookupError> {
@@ -330,6 +368,48 @@ mod tests {
             .0,
             "Replay error: cluster unreachable"
         );
+    }
+
+    #[test]
+    fn a_get_that_finds_nothing_is_an_absence_not_an_error() {
+        struct Answers(Result<&'static str, String>);
+        impl Cluster for Answers {
+            fn list_by_namespace(&self, _: &ListByNamespace<'_>) -> Result<Vec<u8>, LookupError> {
+                Ok(b"{}".to_vec())
+            }
+            fn get(&self, _: &GetResource<'_>) -> Result<Vec<u8>, LookupError> {
+                self.0
+                    .clone()
+                    .map(|a| a.as_bytes().to_vec())
+                    .map_err(|e| LookupError::from_host(&e))
+            }
+        }
+        let get = GetResource {
+            api_version: "v1",
+            kind: "Secret",
+            name: "cozy-backups-creds",
+            namespace: Some("cozy-velero"),
+            disable_cache: false,
+            field_masks: None,
+        };
+        let missing = not_found("v1", "Secret", "cozy-backups-creds", Some("cozy-velero"));
+        assert_eq!(
+            missing,
+            "Cannot find v1/Secret named 'cozy-backups-creds' inside of namespace 'Some(\"cozy-velero\")'"
+        );
+        let wrapped =
+            format!("Host error: Callback evaluation failure: {missing}\n\nStack backtrace:");
+        assert_eq!(get_optional(&Answers(Err(wrapped)), &get).unwrap(), None);
+        assert_eq!(
+            get_optional(&Answers(Ok(r#"{"metadata": {"name": "x"}}"#)), &get)
+                .unwrap()
+                .unwrap()["metadata"]["name"],
+            "x"
+        );
+        let api = r#"Host error: ApiError: secrets "cozy-backups-creds" not found: NotFound"#;
+        assert_eq!(get_optional(&Answers(Err(api.into())), &get).unwrap(), None);
+        let refused = get_optional(&Answers(Err("Host error: forbidden".into())), &get);
+        assert_eq!(refused.unwrap_err().0, "forbidden");
     }
 
     #[test]

@@ -19,6 +19,7 @@ pub const POLICIES: &[BundlePolicy] = &[
     policy("oidc-config", "medium", "Authentication"),
     policy("securitygroup-validity", "medium", "Network security"),
     policy("storageclass-immutable", "high", "Data protection"),
+    policy("upgrade-gate", "high", "Platform upgrade"),
     policy("upgrade-readiness", "high", "Platform upgrade"),
     policy("values-schema", "medium", "Resource validation"),
 ];

@@ -5,12 +5,29 @@
 use anyhow::{Context as _, Result, bail};
 use serde_json::Value;
 
+use serde::Deserialize;
+
 use super::finding::Finding;
 use super::{check_json, output, policy_report};
+use crate::preflight::Outcome;
+
+/// What one input holds: findings, ours or not, and the upgrade checklist
+/// of `preflight --format json`.
+#[derive(Debug, Default)]
+pub struct Input {
+    pub findings: Vec<Finding>,
+    pub checklist: Vec<Outcome>,
+}
 
 /// Every finding in one input text, ours or not; `source` names the input
 /// in errors.
+#[cfg(test)]
 pub fn read(text: &str, source: &str) -> Result<Vec<Finding>> {
+    Ok(read_input(text, source)?.findings)
+}
+
+/// Every finding and the checklist of one input text.
+pub fn read_input(text: &str, source: &str) -> Result<Input> {
     let documents: Vec<Value> = match text.trim_start().chars().next() {
         Some('{' | '[') => {
             vec![serde_json::from_str(text).with_context(|| format!("reading {source} as JSON"))?]
@@ -18,12 +35,11 @@ pub fn read(text: &str, source: &str) -> Result<Vec<Finding>> {
         _ => serde_saphyr::from_multiple_with_options(text, yaml_options())
             .with_context(|| format!("reading {source} as YAML"))?,
     };
-    let mut findings = Vec::new();
+    let mut input = Input::default();
     for (index, document) in documents.iter().enumerate() {
-        walk(document, &mut findings)
-            .with_context(|| format!("{source}, document {}", index + 1))?;
+        walk(document, &mut input).with_context(|| format!("{source}, document {}", index + 1))?;
     }
-    Ok(findings)
+    Ok(input)
 }
 
 /// serde-saphyr's default budget stops at 1,024 documents and 250,000
@@ -40,21 +56,37 @@ fn yaml_options() -> serde_saphyr::Options {
     }
 }
 
-fn walk(value: &Value, out: &mut Vec<Finding>) -> Result<()> {
+fn walk(value: &Value, input: &mut Input) -> Result<()> {
+    let out = &mut input.findings;
     match value {
         Value::Null => Ok(()),
         Value::Array(items) if check_json::is_check_output(items) => check_json::read(items, out),
-        Value::Array(items) => items.iter().try_for_each(|item| walk(item, out)),
+        Value::Array(items) => items.iter().try_for_each(|item| walk(item, input)),
         Value::Object(map) => {
             let field = |key| map.get(key).and_then(Value::as_str).unwrap_or_default();
             let (api_version, kind) = (field("apiVersion"), field("kind"));
             if policy_report::is_report(api_version, kind) {
                 policy_report::read(value, out)
             } else if kind == output::KIND {
-                out.extend(output::read_findings(value)?);
+                let (findings, checklist) = output::read_back(value)?;
+                out.extend(findings);
+                input.checklist.extend(checklist);
+                Ok(())
+            } else if kind.is_empty()
+                && let Some(Value::Array(findings)) = map.get("findings")
+            {
+                // `check --json` and `preflight --format json`.
+                if !findings.is_empty() {
+                    check_json::read(findings, out)?;
+                }
+                if let Some(checklist) = map.get("checklist") {
+                    input.checklist.extend(
+                        Vec::<Outcome>::deserialize(checklist).context("reading the checklist")?,
+                    );
+                }
                 Ok(())
             } else if let Some(items) = map.get("items").filter(|_| kind.ends_with("List")) {
-                walk(items, out)
+                walk(items, input)
             } else {
                 bail!(
                     "{} {kind:?} is neither a PolicyReport, ClusterPolicyReport, \

@@ -37,8 +37,9 @@ pub enum Format {
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Files holding PolicyReports, ClusterPolicyReports, openreports.io
-    /// Reports or ClusterReports (objects, Lists, multi-document YAML), or
-    /// the JSON of `check --json`; `-` reads standard input.
+    /// Reports or ClusterReports (objects, Lists, multi-document YAML), the
+    /// JSON of `check --json`, or of `preflight --format json` (its upgrade
+    /// checklist comes first); `-` reads standard input.
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
     #[arg(long, value_enum, default_value_t = Format::Table)]
@@ -55,21 +56,25 @@ pub struct Args {
 /// Reads the inputs and prints the report.
 pub fn run(root: &Path, args: &Args) -> Result<()> {
     let mut findings = Vec::new();
+    let mut checklist = Vec::new();
     for path in &args.inputs {
-        findings.extend(read_path(root, path)?);
+        let input = read_path(root, path)?;
+        findings.extend(input.findings);
+        checklist.extend(input.checklist);
     }
     let keep = |f: &Finding| args.all_policies || f.ours;
     findings.retain(keep);
     let compared = args.since.is_some();
     let resolved = match &args.since {
         Some(path) => {
-            let mut previous = read_path(root, path)?;
+            let mut previous = read_path(root, path)?.findings;
             previous.retain(keep);
             since::compare(&mut findings, &previous)
         }
         None => Vec::new(),
     };
-    let report = output::Report::new(findings, resolved, compared);
+    let mut report = output::Report::new(findings, resolved, compared);
+    report.checklist = checklist;
     write_out(&render::render(&report, args.format)?)
 }
 
@@ -85,16 +90,16 @@ fn write_out(text: &str) -> Result<()> {
     }
 }
 
-fn read_path(root: &Path, path: &Path) -> Result<Vec<Finding>> {
+fn read_path(root: &Path, path: &Path) -> Result<input::Input> {
     if path == Path::new("-") {
         let mut text = String::new();
         std::io::stdin()
             .read_to_string(&mut text)
             .context("reading standard input")?;
-        return input::read(&text, "standard input");
+        return input::read_input(&text, "standard input");
     }
     let path = crate::resolve(root, path);
     let text =
         std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-    input::read(&text, &path.display().to_string())
+    input::read_input(&text, &path.display().to_string())
 }

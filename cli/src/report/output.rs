@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::finding::Finding;
 use super::totals::Totals;
+use crate::preflight::Outcome;
 
 /// The `kind` of the report's JSON output.
 pub const KIND: &str = "CozystackPoliciesReport";
@@ -19,6 +20,9 @@ pub struct Report {
     pub findings: Vec<Finding>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub resolved: Vec<Finding>,
+    /// The upgrade checklist, when an input is `preflight --format json`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checklist: Vec<Outcome>,
 }
 
 impl Report {
@@ -28,6 +32,7 @@ impl Report {
             totals: Totals::count(&findings, &resolved, compared),
             findings,
             resolved,
+            checklist: Vec::new(),
         }
     }
 
@@ -37,12 +42,14 @@ impl Report {
     }
 }
 
-/// The current findings of a report's JSON output (not what it resolved).
-pub fn read_findings(value: &Value) -> Result<Vec<Finding>> {
+/// The current findings of a report's JSON output (not what it resolved),
+/// and its checklist.
+pub fn read_back(value: &Value) -> Result<(Vec<Finding>, Vec<Outcome>)> {
     let report = Report::deserialize(value).context("reading the report's JSON output")?;
-    Ok(report
+    let findings = report
         .findings
         .into_iter()
         .map(|f| Finding { status: None, ..f })
-        .collect())
+        .collect();
+    Ok((findings, report.checklist))
 }

@@ -24,6 +24,9 @@ pub fn render(report: &Report) -> String {
     out.push_str("<title>Policy report</title>\n");
     out.push_str(&format!("<style>\n{STYLE}</style>\n</head>\n<body>\n"));
     out.push_str("<h1>Policy report</h1>\n");
+    if !report.checklist.is_empty() {
+        checklist(&mut out, report);
+    }
     out.push_str(&format!(
         "<p class=\"total\">Findings: <span id=\"total-findings\">{}</span></p>\n",
         report.totals.findings
@@ -115,6 +118,48 @@ fn totals_table(out: &mut String, name: &str, counts: &BTreeMap<String, usize>) 
         out.push_str(&format!(
             "<tr><td>{}</td><td class=\"n\">{n}</td></tr>\n",
             escape(key)
+        ));
+    }
+    out.push_str("</tbody></table>\n");
+}
+
+/// The upgrade checklist: one row per check of the release notes.
+fn checklist(out: &mut String, report: &Report) {
+    out.push_str(&format!(
+        "<h2>Upgrade checklist</h2>\n<p class=\"total\" id=\"checklist-counts\">{}</p>\n\
+         <table id=\"checklist\"><thead><tr><th>Status</th><th>Check</th><th>Source</th>\
+         <th>Objects</th><th>Fix</th></tr></thead>\n<tbody>\n",
+        escape(&crate::preflight::counts(&report.checklist))
+    ));
+    for check in &report.checklist {
+        let objects: String = check
+            .objects
+            .iter()
+            .map(|i| {
+                format!(
+                    "<li>{}: <code>{}</code> {}</li>",
+                    escape(&i.object()),
+                    escape(&i.rule),
+                    escape(&i.text())
+                )
+            })
+            .collect();
+        let objects = if objects.is_empty() {
+            String::new()
+        } else {
+            format!("<ul>{objects}</ul>")
+        };
+        let status = serde_json::to_value(check.status)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "<tr class=\"{status}\" id=\"check-{}\"><td>{}</td><td>{}</td><td>{}</td><td>{objects}</td><td>{}</td></tr>\n",
+            escape(&check.id),
+            check.status.label(),
+            escape(&check.title),
+            escape(&check.source),
+            escape(&check.fix),
         ));
     }
     out.push_str("</tbody></table>\n");

@@ -8,7 +8,30 @@ use super::super::output::Report;
 use super::{field_label, headline, rows};
 
 pub fn render(report: &Report) -> String {
-    let mut out = format!("## Policy report\n\n{}\n\n", headline(report));
+    let mut out = String::from("## Policy report\n\n");
+    if !report.checklist.is_empty() {
+        out.push_str(&format!(
+            "### Upgrade checklist\n\n{}\n\n| Status | Check | Source | Objects | Fix |\n|---|---|---|---|---|\n",
+            crate::preflight::counts(&report.checklist)
+        ));
+        for check in &report.checklist {
+            let objects: Vec<String> = check
+                .objects
+                .iter()
+                .map(|i| format!("{}: [{}] {}", i.object(), i.rule, i.text()))
+                .collect();
+            out.push_str(&format!(
+                "| {} | {} | {} | {} | {} |\n",
+                check.status.label(),
+                cell(&format!("{}: {}", check.id, check.title)),
+                cell(&check.source),
+                cell(&objects.join("; ")),
+                cell(&check.fix),
+            ));
+        }
+        out.push('\n');
+    }
+    out.push_str(&format!("{}\n\n", headline(report)));
     for (name, counts) in report.totals.groups() {
         out.push_str(&totals_table(name, counts));
     }

@@ -5,7 +5,13 @@ use super::super::output::Report;
 use super::{field_label, headline, rows};
 
 pub fn render(report: &Report) -> String {
-    let mut out = format!("{}\n\n", headline(report));
+    let mut out = String::new();
+    if !report.checklist.is_empty() {
+        out.push_str("Upgrade checklist\n\n");
+        out.push_str(&crate::preflight::render_checks(&report.checklist));
+        out.push('\n');
+    }
+    out.push_str(&format!("{}\n\n", headline(report)));
     for (name, counts) in report.totals.groups() {
         let line: Vec<String> = counts.iter().map(|(k, n)| format!("{k} {n}")).collect();
         out.push_str(&format!("by {name:<10} {}\n", line.join(" · ")));

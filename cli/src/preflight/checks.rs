@@ -1,0 +1,280 @@
+//! The checks of the Cozystack 1.6 release notes, in their order, each with
+//! the rules that judge it or why the management cluster cannot show it.
+//!
+//! Source: `cozystack-1.6-release-notes.en.txt` ("Read this before
+//! upgrading", "Pre-upgrade checks", "Talos Linux for tenant Kubernetes
+//! workers", "Hierarchical tenant resource quotas", "Application deletion
+//! now reclaims storage", "Also in v1.6.0", "Upgrading"). A test holds every
+//! rule named here to the rules the policies' READMEs document.
+
+/// Objects of a kind a check judges; with a name, that object alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Target {
+    /// The API group (`""` for the core group).
+    pub group: &'static str,
+    pub kind: &'static str,
+    /// `(namespace, name)` when the check judges one object (`""` for a
+    /// cluster-scoped one).
+    pub only: Option<(&'static str, &'static str)>,
+}
+
+const fn kind(group: &'static str, kind: &'static str) -> Target {
+    Target {
+        group,
+        kind,
+        only: None,
+    }
+}
+
+const fn named(
+    group: &'static str,
+    kind: &'static str,
+    namespace: &'static str,
+    name: &'static str,
+) -> Target {
+    Target {
+        group,
+        kind,
+        only: Some((namespace, name)),
+    }
+}
+
+/// How a check is judged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Judged {
+    /// By these rules (`<policy>/<rule>`) over these objects.
+    Rules {
+        rules: &'static [&'static str],
+        targets: &'static [Target],
+    },
+    /// By hand: why the snapshot cannot show it, and what to do.
+    ByHand(&'static str),
+}
+
+/// One check of the release notes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Check {
+    /// Stable, kebab-case.
+    pub id: &'static str,
+    pub title: &'static str,
+    /// Where the notes say it.
+    pub source: &'static str,
+    pub judged: Judged,
+    /// What to do when it fails.
+    pub fix: &'static str,
+}
+
+const APPS: &str = "apps.cozystack.io";
+const KUBERNETES: Target = kind(APPS, "Kubernetes");
+
+/// Every check, in the notes' order.
+pub const CHECKS: &[Check] = &[
+    Check {
+        id: "target-release",
+        title: "Upgrade to v1.6.2, not v1.6.0",
+        source: "Read this before upgrading",
+        judged: Judged::ByHand(
+            "the release you are about to install is not in the cluster: install cozy-installer 1.6.2 \
+             (v1.6.0's SeaweedFS audit fails open, its Velero CRDs stay frozen, its backup Strategy \
+             objects can be skipped for good)",
+        ),
+        fix: "",
+    },
+    Check {
+        id: "through-v1-5-4",
+        title: "Come from the 1.5 line through v1.5.4 (the KubeadmConfigTemplate keep pin)",
+        source: "Read this before upgrading",
+        judged: Judged::Rules {
+            rules: &[
+                "upgrade-readiness/kubeadm-keep-pin",
+                "upgrade-readiness/migration-version",
+                "upgrade-readiness/migration-version-below-minimum",
+            ],
+            targets: &[
+                kind("bootstrap.cluster.x-k8s.io", "KubeadmConfigTemplate"),
+                named("", "ConfigMap", "cozy-system", "cozystack-version"),
+            ],
+        },
+        fix: "upgrade to v1.5.4 first (its migration 45 pins every Helm-managed template), or annotate \
+              each template helm.sh/resource-policy=keep",
+    },
+    Check {
+        id: "etcd-adoption",
+        title: "etcd adoption needs a reachable backup target",
+        source: "Pre-upgrade check 1",
+        judged: Judged::Rules {
+            rules: &[
+                "upgrade-gate/etcd-adoption-target",
+                "upgrade-gate/etcd-adoption-not-checked",
+                "upgrade-readiness/etcd-adopt-skip-backup",
+            ],
+            targets: &[kind("etcd.aenix.io", "EtcdCluster")],
+        },
+        fix: "make the backup storage healthy (Bucket tenant-root/cozy-backups, Secret \
+              cozy-velero/cozy-backups-creds, or the Strategy cozy-default-etcd for external S3) \
+              before upgrading",
+    },
+    Check {
+        id: "seaweedfs-naming",
+        title: "SeaweedFS naming audit: no class S or MIXED",
+        source: "Pre-upgrade check 2",
+        judged: Judged::Rules {
+            rules: &[
+                "upgrade-gate/seaweedfs-naming",
+                "upgrade-gate/seaweedfs-naming-not-checked",
+            ],
+            targets: &[kind(APPS, "SeaweedFS")],
+        },
+        fix: "recover each class S or MIXED tenant first (runbook seaweedfs-431-rename-recovery)",
+    },
+    Check {
+        id: "kubernetes-v1-30",
+        title: "Tenant clusters still on Kubernetes v1.30",
+        source: "Pre-upgrade check 3",
+        judged: Judged::Rules {
+            rules: &["upgrade-readiness/kubernetes-v1-30"],
+            targets: &[KUBERNETES],
+        },
+        fix: "bump spec.version in Git too: migration 46 bumps the live object only",
+    },
+    Check {
+        id: "linstor-remote-access",
+        title: "LINSTOR classes that must stay node-local say so in their parameters",
+        source: "Pre-upgrade check 4",
+        judged: Judged::Rules {
+            rules: &[
+                "upgrade-gate/linstor-node-local-propagated",
+                "upgrade-gate/linstor-annotation-ignored",
+            ],
+            targets: &[kind("storage.k8s.io", "StorageClass")],
+        },
+        fix: "recreate each node-local class with parameters \
+              linstor.csi.linbit.com/allowRemoteVolumeAccess: \"false\"",
+    },
+    Check {
+        id: "tenant-storage-classes",
+        title: "Hand-made tenant StorageClasses that collide with the propagated ones",
+        source: "Pre-upgrade check 4",
+        judged: Judged::ByHand(
+            "they live inside the tenant clusters, which a snapshot of the management cluster does not \
+             hold: in each tenant cluster, delete any StorageClass named like a propagated one \
+             (typically replicated) that is not Helm-managed",
+        ),
+        fix: "",
+    },
+    Check {
+        id: "etcd-backup-values",
+        title: "Deprecated etcd module backup values",
+        source: "Pre-upgrade check 5",
+        judged: Judged::Rules {
+            rules: &[
+                "upgrade-readiness/etcd-backup-enabled",
+                "upgrade-readiness/etcd-backup-key-removed",
+            ],
+            targets: &[kind(APPS, "Etcd")],
+        },
+        fix: "move to a BackupClass bound to the Etcd strategy, then remove spec.backup",
+    },
+    Check {
+        id: "kubernetes-1-33",
+        title: "Coming from v1.4.x: Kubernetes 1.33 or newer",
+        source: "Pre-upgrade check 6",
+        judged: Judged::ByHand(
+            "the nodes' versions are not in the snapshot; a cluster on the 1.5 line met this at its 1.5.0 \
+             upgrade (chart-render's flux-minimum-version checks tenant clusters with the Flux addon)",
+        ),
+        fix: "",
+    },
+    Check {
+        id: "worker-remediation",
+        title: "Worker MachineHealthCheck remediation turns on at 50%",
+        source: "Talos Linux for tenant Kubernetes workers",
+        judged: Judged::Rules {
+            rules: &["upgrade-gate/worker-remediation"],
+            targets: &[KUBERNETES],
+        },
+        fix: "set spec.nodeHealthCheck.maxUnhealthy: \"0%\" where workers must not be replaced yet",
+    },
+    Check {
+        id: "implicit-md0",
+        title: "The default md0 node group is no longer merged in",
+        source: "Talos Linux for tenant Kubernetes workers",
+        judged: Judged::Rules {
+            rules: &["upgrade-gate/implicit-md0"],
+            targets: &[KUBERNETES],
+        },
+        fix: "add md0 to the Git source of each such cluster (migration 47 adds it to the live object)",
+    },
+    Check {
+        id: "zero-workers",
+        title: "Fresh clusters with nodeGroups: {} come up with zero workers",
+        source: "Talos Linux for tenant Kubernetes workers",
+        judged: Judged::Rules {
+            rules: &["chart-render/ingress-without-initial-workers"],
+            targets: &[KUBERNETES],
+        },
+        fix: "give a node group with roles [ingress-nginx] minReplicas: 1 or more",
+    },
+    Check {
+        id: "registry-mirrors",
+        title: "Air-gapped installations lose the registries.mirrors passthrough",
+        source: "Talos Linux for tenant Kubernetes workers",
+        judged: Judged::Rules {
+            rules: &[
+                "upgrade-gate/registry-mirrors",
+                "upgrade-gate/registry-mirrors-not-checked",
+            ],
+            targets: &[KUBERNETES],
+        },
+        fix: "point talos.imageFactoryURL and talos.installerRepository at your mirror",
+    },
+    Check {
+        id: "tenant-quotas",
+        title: "Review sub-tenant quotas",
+        source: "Hierarchical tenant resource quotas",
+        judged: Judged::Rules {
+            rules: &[
+                "upgrade-gate/tenant-quota-overcommitted",
+                "upgrade-gate/tenant-quota-exceeds-parent",
+                "upgrade-gate/tenant-quota-unbounded",
+                "upgrade-gate/tenant-quota-not-checked",
+            ],
+            targets: &[kind(APPS, "Tenant")],
+        },
+        fix: "lower sub-tenant quotas or raise their parents'; give unbounded sub-tenants their own",
+    },
+    Check {
+        id: "deletion-reclaims-storage",
+        title: "Deleting an application now reclaims its storage",
+        source: "Application deletion now reclaims storage",
+        judged: Judged::ByHand(
+            "a change of what deleting does, not a state of the cluster: back up before deleting, and \
+             tell your tenants (harbor-retention asks for a confirmation before a Harbor is deleted)",
+        ),
+        fix: "",
+    },
+    Check {
+        id: "installer-pins",
+        title: "The installer pins on cozy-system and cozystack-version",
+        source: "Upgrading",
+        judged: Judged::Rules {
+            rules: &["upgrade-readiness/installer-keep-pin"],
+            targets: &[
+                named("", "Namespace", "", "cozy-system"),
+                named("", "ConfigMap", "cozy-system", "cozystack-version"),
+            ],
+        },
+        fix: "kubectl annotate namespace cozy-system helm.sh/resource-policy=keep --overwrite, and the \
+              same for configmap -n cozy-system cozystack-version",
+    },
+    Check {
+        id: "metrics-port-10250",
+        title: "After upgrading: re-check metrics scrape targets on port 10250",
+        source: "Also in v1.6.0",
+        judged: Judged::ByHand(
+            "it is about the upgraded cluster: cert-manager's webhook, external-secrets' webhook and \
+             metrics-server moved off port 10250",
+        ),
+        fix: "",
+    },
+];

@@ -1,0 +1,104 @@
+//! `upgrade-gate`: the Cozystack 1.5 → 1.6 pre-upgrade checks that need
+//! more than the object itself, as rules audit-scanner can evaluate.
+//!
+//! upgrade-readiness judges what one object shows (keep pins, the
+//! migration version, Etcd backup values); this policy judges an object
+//! against the cluster around it, through the host's context-aware reads,
+//! and the objects whose meaning 1.6 changes:
+//!
+//! - [`etcd`]: a legacy EtcdCluster while migration 50's snapshot target is
+//!   missing (the migration exits 1 and halts the upgrade);
+//! - [`seaweedfs`]: a SeaweedFS whose volumes make naming class S or MIXED,
+//!   which the 1.6 chart refuses to render;
+//! - [`quota`]: tenants whose quotas 1.6's hierarchical quotas refuse or
+//!   clamp;
+//! - [`storage_class`]: node-local LINSTOR classes 1.6 propagates into
+//!   tenant clusters;
+//! - [`workers`]: what the Talos worker rollover changes for a tenant
+//!   cluster (remediation, md0, registry mirrors).
+//!
+//! Findings that block the upgrade or lose data are violations (a `fail` in
+//! PolicyReports; the policy runs in monitor mode), the rest warnings. A
+//! cluster read that gives no answer is never a verdict about the object:
+//! the rule says it did not check, in a warning.
+
+mod etcd;
+mod quantity;
+mod quota;
+pub mod rules;
+mod seaweedfs;
+mod settings;
+mod storage_class;
+mod workers;
+
+use shared::catalogue::APPS_GROUP;
+use shared::{FieldError, Operation, Reading, Refusal, Request, Review, Verdict};
+
+pub use rules::RULES;
+pub use settings::Settings;
+
+/// What the rules read of each object: the application specs, a
+/// StorageClass's provisioner, parameters and annotations.
+pub const READS: Reading =
+    Reading::Paths(&["spec", "provisioner", "parameters", "metadata.annotations"]);
+
+shared::policy!(Settings, evaluate, READS);
+
+/// Names for a message: at most three, then how many more.
+fn some(names: &[String]) -> String {
+    const SHOWN: usize = 3;
+    let mut text = names
+        .iter()
+        .take(SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > SHOWN {
+        text.push_str(&format!(" and {} more", names.len() - SHOWN));
+    }
+    text
+}
+
+/// The rule: pure over the request and settings; cluster reads go where
+/// the request says ([`Request::cluster`]).
+pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, FieldError> {
+    if !matches!(request.operation, Operation::Create | Operation::Update)
+        || settings.exemptions.exempts(&request.user)
+    {
+        return Ok(Verdict::allow());
+    }
+    let mut review = Review::new();
+    match (&*request.group, &*request.kind) {
+        (etcd::LEGACY_GROUP, etcd::LEGACY_KIND) if request.operation == Operation::Create => {
+            request.required_object()?;
+            etcd::adoption_target(request, &mut review);
+        }
+        (APPS_GROUP, seaweedfs::KIND) if request.operation == Operation::Create => {
+            seaweedfs::naming_class(request, &request.required_object()?, &mut review)?;
+        }
+        (APPS_GROUP, quota::KIND) => {
+            quota::hierarchy(request, &request.required_object()?, settings, &mut review)?;
+        }
+        (storage_class::GROUP, storage_class::KIND) if request.operation == Operation::Create => {
+            storage_class::propagation(&request.required_object()?, &mut review)?;
+        }
+        (APPS_GROUP, workers::KIND) => {
+            let object = request.required_object()?;
+            workers::remediation(&object, &mut review)?;
+            workers::implicit_md0(&object, &mut review)?;
+            workers::registry_mirrors(request, &mut review);
+        }
+        _ => {}
+    }
+    Ok(review.verdict(Refusal::Invalid))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn long_lists_are_summarised() {
+        let names: Vec<String> = (0..5).map(|i| format!("n{i}")).collect();
+        assert_eq!(super::some(&names), "n0, n1, n2 and 2 more");
+        assert_eq!(super::some(&names[..1]), "n0");
+    }
+}

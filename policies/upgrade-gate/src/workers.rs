@@ -1,0 +1,135 @@
+//! Tenant Kubernetes workers across the Talos rollover.
+//!
+//! Source: the v1.6 release notes, "Talos Linux for tenant Kubernetes
+//! workers", and at v1.5.4 and v1.6.2 `packages/apps/kubernetes`:
+//!
+//! - "Worker MachineHealthCheck remediation is now ON by default.
+//!   maxUnhealthy moved from a hard-coded 0 to nodeHealthCheck.maxUnhealthy,
+//!   defaulting to \"50%\" ... Set nodeHealthCheck.maxUnhealthy: \"0%\" to
+//!   keep the old behaviour": v1.5.4 `templates/cluster.yaml` renders every
+//!   MachineHealthCheck with `maxUnhealthy: 0` and its schema has no
+//!   `nodeHealthCheck`; v1.6.2's schema defaults it to `50%`, a node group's
+//!   own `maxUnhealthy` winning. A stored 1.5 object without it is
+//!   remediated at 50% from the upgrade on ([`remediation`]).
+//! - "The default md0 node group is no longer merged into every cluster ...
+//!   Migration 47 pins md0 explicitly on existing CRs": v1.5.4's
+//!   `values.yaml` has `nodeGroups.md0`, which Helm merges into every
+//!   cluster's groups; v1.6.2 applies md0 only when `nodeGroups` is empty,
+//!   and `migrations/47` adds md0 to live objects whose `nodeGroups` lacks it
+//!   so Helm does not prune the md0 MachineDeployment. The source a GitOps
+//!   repository applies the object from still lacks it ([`implicit_md0`]).
+//! - "Air-gapped installations lose the registries.mirrors passthrough to
+//!   tenant workers": v1.5.4's `templates/copy-patch-containerd.yaml` copies
+//!   `cozy-system/patch-containerd` (rendered by the platform chart from
+//!   `registries.mirrors`) to each cluster and `cluster.yaml` writes it into
+//!   the kubeadm workers; v1.6.2 has neither, and Talos workers get no
+//!   mirrors ([`registry_mirrors`], one `get` of that Secret, by name,
+//!   masked to its name).
+//!
+//! Fresh clusters coming up with zero workers (`nodeGroups: {}`) are
+//! chart-render's `ingress-without-initial-workers`.
+//!
+//! All three are warnings: the upgrade goes through, and what changes is
+//! how the workers behave afterwards.
+
+use crate::some;
+use shared::lookup::{GetResource, get_optional};
+use shared::{Field, FieldError, FieldPath, Request, Review};
+
+use crate::rules::{
+    IMPLICIT_MD0, REGISTRY_MIRRORS, REGISTRY_MIRRORS_NOT_CHECKED, WORKER_REMEDIATION,
+};
+
+pub const KIND: &str = "Kubernetes";
+pub const MIRRORS_NAMESPACE: &str = "cozy-system";
+pub const MIRRORS_SECRET: &str = "patch-containerd";
+const NAME_MASK: &[&str] = &["metadata.name"];
+const MD0: &str = "md0";
+
+/// The node groups the 1.6 chart renders: the written ones, or md0 alone.
+fn groups<'f>(object: &Field<'f>) -> Result<Vec<(String, Field<'f>)>, FieldError> {
+    let written = object.at("spec.nodeGroups")?.entries()?;
+    Ok(if written.is_empty() {
+        vec![(MD0.to_owned(), Field::new(FieldPath::root(), None))]
+    } else {
+        written
+            .into_iter()
+            .map(|(name, group)| (name.to_owned(), group))
+            .collect()
+    })
+}
+
+/// Worker remediation that 1.6's default turns on.
+pub fn remediation(object: &Field<'_>, review: &mut Review) -> Result<(), FieldError> {
+    let check = object.at("spec.nodeHealthCheck")?;
+    if check.field("maxUnhealthy")?.is_present() {
+        return Ok(());
+    }
+    let mut remediated = Vec::new();
+    for (name, group) in groups(object)? {
+        if !group.field("maxUnhealthy")?.is_present() {
+            remediated.push(name);
+        }
+    }
+    if remediated.is_empty() {
+        return Ok(());
+    }
+    review.warning(
+        WORKER_REMEDIATION,
+        check.path().key("maxUnhealthy"),
+        format!(
+            "is not set: 1.6 remediates workers at \"50%\" (1.5 never does), so CAPI replaces unhealthy \
+             workers of {}; set \"0%\" to keep 1.5's behaviour",
+            some(&remediated)
+        ),
+    );
+    Ok(())
+}
+
+/// Node groups without md0, which 1.5 merges in.
+pub fn implicit_md0(object: &Field<'_>, review: &mut Review) -> Result<(), FieldError> {
+    let groups = object.at("spec.nodeGroups")?;
+    let written = groups.entries()?;
+    if written.is_empty() || written.iter().any(|(name, _)| *name == MD0) {
+        return Ok(());
+    }
+    review.warning(
+        IMPLICIT_MD0,
+        groups.path(),
+        "has no md0, which 1.5 merges in and 1.6 does not: migration 47 adds it to this object; add it to \
+         the object's Git source too, or the next apply drops it and Helm deletes the md0 workers",
+    );
+    Ok(())
+}
+
+/// Registry mirrors that 1.6's Talos workers lose.
+pub fn registry_mirrors(request: &Request<'_>, review: &mut Review) {
+    let secret = get_optional(
+        request.cluster(),
+        &GetResource {
+            api_version: "v1",
+            kind: "Secret",
+            name: MIRRORS_SECRET,
+            namespace: Some(MIRRORS_NAMESPACE),
+            disable_cache: false,
+            field_masks: Some(NAME_MASK),
+        },
+    );
+    match secret {
+        Ok(None) => {}
+        Ok(Some(_)) => review.warning(
+            REGISTRY_MIRRORS,
+            FieldPath::root(),
+            format!(
+                "{MIRRORS_NAMESPACE}/{MIRRORS_SECRET} holds registry mirrors, which 1.6's Talos workers no \
+                 longer get: workers without access to public registries stall the rollover; set \
+                 talos.imageFactoryURL and talos.installerRepository"
+            ),
+        ),
+        Err(error) => review.warning(
+            REGISTRY_MIRRORS_NOT_CHECKED,
+            FieldPath::root(),
+            format!("the registry mirrors were not checked: {error}"),
+        ),
+    }
+}

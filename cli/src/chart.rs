@@ -527,11 +527,34 @@ mod tests {
         let entry = chart_policy(policy).unwrap();
         assert!(entry.reads.contains(&Read {
             api_group: "helm.toolkit.fluxcd.io".into(),
-            resource: "helmreleases".into()
+            resource: "helmreleases".into(),
+            names: Vec::new(),
         }));
         assert!(entry.reads.contains(&Read {
             api_group: "cozystack.io".into(),
-            resource: "applicationdefinitions".into()
+            resource: "applicationdefinitions".into(),
+            names: Vec::new(),
         }));
+    }
+
+    #[test]
+    fn secrets_are_read_by_name_only() {
+        let root = root();
+        let policies = workspace::policies(&root).unwrap();
+        let policy = policies.iter().find(|p| p.name == "upgrade-gate").unwrap();
+        let entry = chart_policy(policy).unwrap();
+        let secrets: Vec<_> = entry
+            .reads
+            .iter()
+            .filter(|r| r.resource == "secrets")
+            .collect();
+        assert_eq!(
+            secrets,
+            [&Read {
+                api_group: String::new(),
+                resource: "secrets".into(),
+                names: vec!["cozy-backups-creds".into(), "patch-containerd".into()],
+            }]
+        );
     }
 }

@@ -33,8 +33,12 @@ pub fn check(kind: &str, spec: &Field<'_>, out: &mut Findings) {
             skip_wrong_types(vm_disk(spec, out));
             vm_disk_source_entry(spec, out)
         }
-        "VMInstance" => vm_instance(spec, out),
+        "VMInstance" => {
+            skip_wrong_types(crate::instance_types::vm_instance(spec, out));
+            vm_instance(spec, out)
+        }
         "Etcd" => etcd_size(spec, out),
+        "OpenBAO" => openbao_size(spec, out),
         "Ingress" => ingress(spec, out),
         "ExternalDNS" => external_dns(spec, out),
         _ => Ok(()),
@@ -256,6 +260,31 @@ fn etcd_size(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
             ),
         );
     }
+    Ok(())
+}
+
+/// `packages/apps/openbao/templates/openbao.yaml` (41) writes `size`
+/// unquoted into the values of the `system` release, whose chart (the
+/// upstream openbao chart's schema) wants `server.dataStorage.size` to be a
+/// string: a number, or a string YAML reads back as one, fails that
+/// release. The application's own schema allows both.
+fn openbao_size(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
+    let size = spec.field("size")?;
+    let shown = match size.json() {
+        Some(number @ Value::Number(_)) => format!("{number} is a number"),
+        Some(Value::String(text)) if crate::quantity::reads_as_number(text) => {
+            format!("\"{text}\" has no unit, so it is written into the OpenBAO release as a number")
+        }
+        _ => return Ok(()),
+    };
+    out.deny(
+        crate::rules::OPENBAO_SIZE,
+        size.path(),
+        format!(
+            "{shown}, and the openbao chart of the OpenBAO release requires server.dataStorage.size to be a string \
+             (the release fails to install). Write the size with its unit, such as \"10Gi\"."
+        ),
+    );
     Ok(())
 }
 

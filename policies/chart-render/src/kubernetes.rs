@@ -327,6 +327,7 @@ pub fn node_groups(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldErro
 
 fn node_group(name: &str, group: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
     skip_wrong_types(half_set_resources(name, group, "", out));
+    skip_wrong_types(crate::instance_types::node_group(group, "", out));
     skip_wrong_types(kubelet::check(name, group, "", out));
     let ephemeral = group.field("ephemeralStorage")?;
     if ephemeral.is_present() {
@@ -384,6 +385,11 @@ const NODES_INSTANCE_TYPE: &str = "u1.medium";
 /// the pool's name as the messages call it.
 pub fn nodes_pool(spec: &Field<'_>, pool: &str, out: &mut Findings) {
     skip_wrong_types(half_set_resources(pool, spec, NODES_INSTANCE_TYPE, out));
+    skip_wrong_types(crate::instance_types::node_group(
+        spec,
+        NODES_INSTANCE_TYPE,
+        out,
+    ));
     skip_wrong_types(kubelet::check(pool, spec, NODES_INSTANCE_TYPE, out));
     skip_wrong_types(nodes_max_unhealthy(spec, out));
 }

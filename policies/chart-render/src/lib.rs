@@ -25,6 +25,7 @@ mod backups;
 mod databases;
 mod exposure;
 mod findings;
+mod instance_types;
 mod keys;
 mod kubelet;
 mod kubernetes;

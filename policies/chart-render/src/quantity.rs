@@ -116,6 +116,28 @@ pub fn is_digits(text: &str) -> bool {
     !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())
 }
 
+/// Whether a plain YAML scalar `text` reads back as a number, as the
+/// YAML that Helm parses a rendered template with reads it: an optional
+/// sign, digits with an optional fraction (or a fraction alone), an
+/// optional exponent (`10`, `+10`, `10.5`, `.5`, `1e3`).
+pub fn reads_as_number(text: &str) -> bool {
+    let bare = text.strip_prefix(['+', '-']).unwrap_or(text);
+    let (number, exponent) = match bare.find(['e', 'E']) {
+        Some(at) => (&bare[..at], Some(&bare[at + 1..])),
+        None => (bare, None),
+    };
+    let (whole, fraction) = match number.split_once('.') {
+        Some((whole, fraction)) => (whole, Some(fraction)),
+        None => (number, None),
+    };
+    let mantissa = match fraction {
+        None => is_digits(whole),
+        Some(fraction) if whole.is_empty() => is_digits(fraction),
+        Some(fraction) => is_digits(whole) && (fraction.is_empty() || is_digits(fraction)),
+    };
+    mantissa && exponent.is_none_or(|e| is_digits(e.strip_prefix(['+', '-']).unwrap_or(e)))
+}
+
 /// sprig's `float64` of a string (spf13/cast `ToFloat64`: Go's
 /// `strconv.ParseFloat`, 0 where it fails): `None` for what it reads but
 /// [`Decimal`] cannot hold (infinity, NaN, more than 15 digits).
@@ -241,6 +263,20 @@ mod tests {
         assert_eq!(float64("-0"), Some(Decimal::ZERO));
         for zero in ["abc", "", "1e", "0x10", "1_0", " 1", "."] {
             assert_eq!(float64(zero), Some(Decimal::ZERO), "{zero:?}");
+        }
+    }
+
+    #[test]
+    fn plain_scalars_yaml_reads_as_numbers() {
+        for number in [
+            "10", "+10", "-1", "10.5", "1.", ".5", "1e3", "1E+3", "2.5e-1",
+        ] {
+            assert!(reads_as_number(number), "{number:?}");
+        }
+        for text in [
+            "10Gi", "1e3k", "", ".", "e3", "1e", "1.2.3", "0x10", "1_0", " 1", "+",
+        ] {
+            assert!(!reads_as_number(text), "{text:?}");
         }
     }
 

@@ -365,6 +365,24 @@ pub const ETCD_SIZE: Rule = Rule {
     source: "`extra/etcd/templates/etcd-cluster.yaml`",
 };
 
+/// `openbao-size`.
+pub const OPENBAO_SIZE: Rule = Rule {
+    policy: POLICY,
+    id: "openbao-size",
+    level: Level::Deny,
+    summary: "OpenBAO `size` without a unit, which the `system` release's chart refuses",
+    source: "`apps/openbao/templates/openbao.yaml`",
+};
+
+/// `instance-type-not-shipped`.
+pub const INSTANCE_TYPE_NOT_SHIPPED: Rule = Rule {
+    policy: POLICY,
+    id: "instance-type-not-shipped",
+    level: Level::Warn,
+    summary: "an `instanceType` or `instanceProfile` the platform does not install, which the chart looks up in the cluster",
+    source: "`apps/vm-instance/templates/vm.yaml`, `apps/kubernetes/templates/cluster.yaml`, `apps/kubernetes-nodes/templates/nodegroup.yaml`",
+};
+
 /// The catalogue.
 pub const RULES: Catalogue = Catalogue {
     policy: POLICY,
@@ -409,5 +427,7 @@ pub const RULES: Catalogue = Catalogue {
         VM_DISK_SOURCE_ENTRY,
         VM_INSTANCE_SIZE,
         ETCD_SIZE,
+        OPENBAO_SIZE,
+        INSTANCE_TYPE_NOT_SHIPPED,
     ],
 };

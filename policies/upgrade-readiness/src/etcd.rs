@@ -79,8 +79,14 @@ pub fn backup_block(
     _: &Settings,
 ) -> Result<Vec<Check>, FieldError> {
     let backup = object.at("spec.backup")?;
+    // v1.6.2's schema has no `backup`, so its chart ignores a block of any
+    // shape, and v1.5.4's schema refuses one of the wrong type (values-schema
+    // denies it there): only the values v1.5.4 renders from are judged.
+    if !backup.json().is_some_and(Value::is_object) {
+        return Ok(Vec::new());
+    }
     let enabled = backup.field("enabled")?;
-    if enabled.bool()? == Some(true) {
+    if enabled.json() == Some(&Value::Bool(true)) {
         return Ok(vec![Check::blocking(
             crate::rules::ETCD_BACKUP_ENABLED,
             enabled.path(),

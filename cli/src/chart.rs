@@ -57,7 +57,13 @@ struct ChartPolicy {
     background_audit: bool,
     context_aware_resources: Vec<ContextAwareResource>,
     reads: Vec<Read>,
+    /// Whether the settings take `cozystackVersion`, which the chart's
+    /// value of that name fills in when the policy's settings leave it out.
+    release_setting: bool,
 }
+
+/// The setting that selects the Cozystack release a policy judges for.
+const RELEASE_SETTING: &str = "cozystackVersion";
 
 /// A resource the PolicyServer's service account may read: get, list and
 /// watch, or, for Secrets, get of the ones a policy names (it checks their
@@ -172,6 +178,7 @@ fn chart_policy(policy: &PolicyDir) -> Result<ChartPolicy> {
         background_audit: metadata.background_audit,
         context_aware_resources: metadata.context_aware_resources.clone(),
         reads,
+        release_setting: false,
     })
 }
 
@@ -353,6 +360,11 @@ fn values_schema(policies: &[(String, String, Value)]) -> Value {
         "properties": {
             "global": {"type": "object", "description": "Helm's values shared with parent charts; unused."},
             "mode": mode_schema("The mode of every policy whose own `mode` is unset: monitor (nothing is rejected; the policy-server logs what would be, audit-scanner reports it) or protect. Kubewarden allows monitor to protect, never back."),
+            RELEASE_SETTING: {
+                "type": "string",
+                "enum": shared::Release::ALL.iter().map(|r| r.as_str()).collect::<Vec<_>>(),
+                "description": "The Cozystack release the cluster runs (kubectl get configmap -n cozy-system cozystack-version): the `cozystackVersion` setting of every policy that takes it and whose settings leave it out.",
+            },
             "modules": {
                 "type": "object",
                 "additionalProperties": false,
@@ -389,13 +401,16 @@ pub fn generate(policies: &[PolicyDir]) -> Result<Generated> {
     let mut chart_policies = BTreeMap::new();
     let mut schemas = Vec::new();
     for policy in policies {
-        let entry = chart_policy(policy)?;
+        let mut entry = chart_policy(policy)?;
         let settings = settings_of(&policy.name).with_context(|| {
             format!(
                 "{}: no settings schema; add its Settings type to cli/src/chart.rs `settings_of`",
                 policy.name
             )
         })?;
+        entry.release_setting = settings
+            .pointer(&format!("/properties/{RELEASE_SETTING}"))
+            .is_some();
         let description = policy
             .metadata()?
             .annotations

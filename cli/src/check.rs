@@ -23,7 +23,7 @@ use host::{
 use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
-use shared::FieldPath;
+use shared::{FieldPath, Release};
 
 use crate::manifests::{self, Change, Manifest, Reading};
 
@@ -104,6 +104,9 @@ pub struct Bundle {
     settings: BTreeMap<String, Value>,
 }
 
+/// The setting that selects the Cozystack release a policy judges for.
+const VERSION_SETTING: &str = "cozystackVersion";
+
 /// The project's home, for rules whose policy names none.
 const HOME: &str = "https://github.com/cozystack/cozystack-policies";
 
@@ -118,6 +121,28 @@ impl Bundle {
     pub fn audited(mut self) -> Self {
         self.modules
             .retain(|m| m.metadata().is_none_or(|m| m.background_audit));
+        self
+    }
+
+    /// `policies` judge as on `release` where their settings take
+    /// `cozystackVersion` and do not set it (a module that refuses the
+    /// setting keeps its settings).
+    pub fn at_release(mut self, policies: &[&str], release: Release) -> Self {
+        for module in self.modules.iter().filter(|m| policies.contains(&m.name())) {
+            let mut settings = match self.settings.get(module.name()) {
+                Some(Value::Object(settings)) => settings.clone(),
+                Some(_) => continue,
+                None => serde_json::Map::new(),
+            };
+            if settings.contains_key(VERSION_SETTING) {
+                continue;
+            }
+            settings.insert(VERSION_SETTING.into(), release.as_str().into());
+            let settings = Value::Object(settings);
+            if module.configure(settings.clone()).is_ok() {
+                self.settings.insert(module.name().to_owned(), settings);
+            }
+        }
         self
     }
 

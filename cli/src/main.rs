@@ -385,7 +385,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
             cluster,
             checklist,
         } => {
-            let bundle = modules.bundle(root)?;
+            let mut bundle = modules.bundle(root)?;
+            if checklist {
+                bundle = bundle.at_release(preflight::BEFORE_THE_UPGRADE, shared::Release::V1_5_4);
+            }
             let paths: Vec<PathBuf> = paths
                 .iter()
                 .map(|p| {
@@ -424,7 +427,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
             format,
             modules,
         } => {
-            let bundle = modules.bundle(root)?.audited();
+            let bundle = modules
+                .bundle(root)?
+                .audited()
+                .at_release(preflight::BEFORE_THE_UPGRADE, shared::Release::V1_5_4);
             let cluster = snapshot(root, &paths)?;
             let options = check::Options {
                 cluster,

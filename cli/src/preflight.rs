@@ -25,6 +25,12 @@ use crate::check::{Report, Severity};
 use crate::manifests::{self, Reading};
 use checks::{CHECKS, Check, Judged, Target};
 
+/// The policies whose checks are about the cluster before its upgrade:
+/// `preflight` has them judge as on v1.5.4 (`cozystackVersion`, unless
+/// `--settings` sets it). The others judge by the v1.6.2 charts the
+/// snapshot's objects meet after the upgrade, their default.
+pub const BEFORE_THE_UPGRADE: &[&str] = &["upgrade-readiness"];
+
 /// The objects of the files or directories of `kubectl get` output at
 /// `paths`, as a snapshot (Lists unpacked, documents that are not objects
 /// skipped).

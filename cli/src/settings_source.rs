@@ -177,7 +177,10 @@ mod tests {
         let policies: Vec<&str> = settings.keys().map(String::as_str).collect();
         assert!(policies.contains(&"no-delete"), "{policies:?}");
         assert!(policies.contains(&"oidc-config"), "{policies:?}");
-        assert_eq!(settings["oidc-config"], serde_json::json!({}));
+        assert_eq!(
+            settings["oidc-config"],
+            serde_json::json!({"cozystackVersion": "v1.6.2"})
+        );
     }
 
     #[test]

@@ -80,9 +80,13 @@ contextAwareResources. (dict "root" $ "name" "<policy>" ["operations" (list ...)
 policyServer: {{ $root.Values.policyServer.name }}
 module: {{ include "cozystack-policies.module" (list $root $name) }}
 mode: {{ $values.mode }}
-{{- if $values.settings }}
+{{- $settings := deepCopy ($values.settings | default dict) }}
+{{- if and $metadata.releaseSetting (not (hasKey $settings "cozystackVersion")) }}
+{{- $_ := set $settings "cozystackVersion" $root.Values.cozystackVersion }}
+{{- end }}
+{{- if $settings }}
 settings:
-  {{- toYaml $values.settings | nindent 2 }}
+  {{- toYaml $settings | nindent 2 }}
 {{- else }}
 settings: {}
 {{- end }}

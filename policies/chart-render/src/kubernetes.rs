@@ -2,7 +2,7 @@
 //! its version matrix, addons that need other addons, workers or a newer
 //! Kubernetes, and the render checks of node groups and apiserver volumes.
 
-use shared::{Field, FieldError, FieldPath, Value};
+use shared::{Field, FieldError, FieldPath, Release, Value};
 
 use crate::findings::{Findings, Switch, skip_wrong_types};
 use crate::kubelet;
@@ -10,14 +10,34 @@ use crate::values::{enabled, int_or, truthy};
 
 /// The chart default of `spec.version` (`values.yaml`).
 pub const DEFAULT_VERSION: &str = "v1.35";
-/// The oldest minor in `files/versions.yaml` (v1.31 … v1.35).
-pub const OLDEST_MINOR: u32 = 31;
 /// The minor the Flux addon needs: Flux v2.8 (helm-controller v1.5), from
 /// Cozystack v1.5.0 on (release notes v1.5 and v1.6, "Kubernetes 1.33 or
 /// newer ... on any tenant cluster enabling the Flux addon").
 pub const FLUX_MINIMUM_MINOR: u32 = 33;
-/// `files/versions.yaml` at v1.6.2, as `_versions.tpl` lists the keys.
-const SUPPORTED: &str = "[v1.31 v1.32 v1.33 v1.34 v1.35]";
+/// The Kubernetes versions a release's chart renders (`files/versions.yaml`).
+#[derive(Debug, Clone, Copy)]
+pub struct Matrix {
+    /// The oldest minor.
+    oldest: u32,
+    /// The keys as `_versions.tpl` lists them in its message.
+    supported: &'static str,
+}
+
+impl Matrix {
+    /// The matrix of `release`: v1.6.2 dropped v1.30, which v1.5.4 has.
+    pub fn of(release: Release) -> Self {
+        match release {
+            Release::V1_6_2 => Self {
+                oldest: 31,
+                supported: "[v1.31 v1.32 v1.33 v1.34 v1.35]",
+            },
+            Release::V1_5_4 => Self {
+                oldest: 30,
+                supported: "[v1.30 v1.31 v1.32 v1.33 v1.34 v1.35]",
+            },
+        }
+    }
+}
 
 /// Addons whose workloads run on the tenant's workers (`gatewayAPI`
 /// installs CRDs only; cilium and coredns cannot be disabled).
@@ -61,28 +81,41 @@ fn version<'a>(spec: &Field<'a>) -> Result<(Field<'a>, &'a str), FieldError> {
 
 /// Every rule over the spec of a `Kubernetes`; a rule whose field has the
 /// wrong type is skipped (values-schema reports the type).
-pub fn check(spec: &Field<'_>, out: &mut Findings) {
-    skip_wrong_types(removed_version(spec, out));
-    skip_wrong_types(flux_minimum_version(spec, out));
+pub fn check(spec: &Field<'_>, release: Release, out: &mut Findings) {
+    let matrix = Matrix::of(release);
+    skip_wrong_types(removed_version(spec, matrix, out));
+    skip_wrong_types(flux_minimum_version(spec, matrix, out));
     skip_wrong_types(addon_dependencies(spec, out));
     skip_wrong_types(ouroboros_gateway_api(spec, out));
-    skip_wrong_types(workers(spec, out));
-    skip_wrong_types(node_groups(spec, out));
-    skip_wrong_types(max_unhealthy(spec, out));
-    skip_wrong_types(extra_volumes(spec, out));
+    skip_wrong_types(match release {
+        Release::V1_6_2 => workers(spec, out),
+        Release::V1_5_4 => workers_v1_5_4(spec, out),
+    });
+    skip_wrong_types(node_groups(spec, release, out));
+    // v1.5.4's cluster.yaml reads neither maxUnhealthy's format nor
+    // apiServer's extra volumes.
+    if release == Release::V1_6_2 {
+        skip_wrong_types(max_unhealthy(spec, out));
+        skip_wrong_types(extra_volumes(spec, out));
+    }
 }
 
 /// `_versions.tpl` and the Talos matrix of `cluster.yaml` for versions this
 /// or an earlier release removed (v1.30 left in v1.6.0). Other values
 /// outside the enum are values-schema's.
-pub fn removed_version(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
+pub fn removed_version(
+    spec: &Field<'_>,
+    matrix: Matrix,
+    out: &mut Findings,
+) -> Result<(), FieldError> {
     let (field, version) = version(spec)?;
     let Some(minor) = minor(version) else {
         return Ok(());
     };
-    if minor >= OLDEST_MINOR {
+    if minor >= matrix.oldest {
         return Ok(());
     }
+    let Matrix { oldest, supported } = matrix;
     let when = if minor == 30 {
         "v1.30 left the Talos support matrix in Cozystack v1.6 and migration 46 moved stored clusters to v1.31, \
          but a GitOps source that still says v1.30 puts it back on its next reconcile"
@@ -93,8 +126,8 @@ pub fn removed_version(spec: &Field<'_>, out: &mut Findings) -> Result<(), Field
         crate::rules::REMOVED_VERSION,
         field.path(),
         format!(
-            "Kubernetes version {version} is not supported, allowed versions are {SUPPORTED}: the chart fails to render \
-             (templates/_versions.tpl). {when}. Set spec.version to v1.{OLDEST_MINOR} or newer, in Git too if a \
+            "Kubernetes version {version} is not supported, allowed versions are {supported}: the chart fails to render \
+             (templates/_versions.tpl). {when}. Set spec.version to v1.{oldest} or newer, in Git too if a \
              repository applies this object."
         ),
     );
@@ -104,12 +137,17 @@ pub fn removed_version(spec: &Field<'_>, out: &mut Findings) -> Result<(), Field
 /// An UPDATE that lowers the minor version (warning): Kubernetes supports
 /// no minor downgrades; a GitOps source re-applying an old version after
 /// an upgrade or a migration is the usual cause.
-pub fn downgrade(old: &Field<'_>, new: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
+pub fn downgrade(
+    old: &Field<'_>,
+    new: &Field<'_>,
+    matrix: Matrix,
+    out: &mut Findings,
+) -> Result<(), FieldError> {
     let (_, before) = version(old)?;
     let (field, after) = version(new)?;
     if let (Some(from), Some(to)) = (minor(before), minor(after))
         && to < from
-        && to >= OLDEST_MINOR
+        && to >= matrix.oldest
     {
         out.warn(
             crate::rules::VERSION_DOWNGRADE,
@@ -125,14 +163,18 @@ pub fn downgrade(old: &Field<'_>, new: &Field<'_>, out: &mut Findings) -> Result
 
 /// The Flux addon below Kubernetes v1.33 (release notes; the chart renders
 /// it, the tenant's Flux does not support the version).
-pub fn flux_minimum_version(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
+pub fn flux_minimum_version(
+    spec: &Field<'_>,
+    matrix: Matrix,
+    out: &mut Findings,
+) -> Result<(), FieldError> {
     let flux = spec.at("addons.fluxcd.enabled")?;
     if flux.bool()? != Some(true) {
         return Ok(());
     }
     let (_, version) = version(spec)?;
     if let Some(minor) = minor(version)
-        && (OLDEST_MINOR..FLUX_MINIMUM_MINOR).contains(&minor)
+        && (matrix.oldest..FLUX_MINIMUM_MINOR).contains(&minor)
     {
         out.switch(
             crate::rules::FLUX_MINIMUM_VERSION,
@@ -316,19 +358,82 @@ pub fn workers(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
     Ok(())
 }
 
-/// Per node group: `ephemeralStorage` (removed) and half-set `resources`
-/// (`cluster.yaml`).
-pub fn node_groups(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
+/// v1.5.4 (`values.yaml` 93–104, `cluster.yaml` 599): the chart merges its
+/// default md0 (`roles: [ingress-nginx]`) into any `nodeGroups` and starts
+/// two machines in every group whatever `minReplicas` and `maxReplicas`
+/// say. Only md0's `roles` written without ingress-nginx, while no other
+/// group has it, leaves the controller without a node.
+fn workers_v1_5_4(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
+    let addons = spec.field("addons")?;
+    if !enabled(&addons, "ingressNginx")? {
+        return Ok(());
+    }
+    let mut md0_roles = None;
     for (name, group) in spec.field("nodeGroups")?.entries()? {
-        skip_wrong_types(node_group(name, &group, out));
+        let roles = group.field("roles")?;
+        let has_role = roles.is_present() && {
+            let mut has_role = false;
+            for role in roles.items()? {
+                has_role |= role.string()? == Some(INGRESS_ROLE);
+            }
+            has_role
+        };
+        if name == V1_5_4_DEFAULT_GROUP {
+            md0_roles = Some((roles.is_present(), has_role));
+        } else if has_role {
+            return Ok(());
+        }
+    }
+    if md0_roles == Some((true, false)) {
+        out.switch(
+            crate::rules::INGRESS_WITHOUT_ROLE,
+            Switch::AddonWithoutWorkers,
+            addons.at("ingressNginx.enabled")?.path(),
+            "ingress-nginx runs only on nodes with role ingress-nginx, and no node group has it (md0's roles replace \
+             the chart's default, which has it), so the controller never runs. Add ingress-nginx to the roles of a \
+             node group.",
+        );
     }
     Ok(())
 }
 
-fn node_group(name: &str, group: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
-    skip_wrong_types(half_set_resources(name, group, "", out));
-    skip_wrong_types(crate::instance_types::node_group(group, "", out));
-    skip_wrong_types(kubelet::check(name, group, "", out));
+/// The group v1.5.4's `values.yaml` always holds, and the instance type
+/// it gives it.
+const V1_5_4_DEFAULT_GROUP: &str = "md0";
+const V1_5_4_DEFAULT_INSTANCE_TYPE: &str = "u1.medium";
+
+/// Per node group: `ephemeralStorage` (removed) and half-set `resources`
+/// (`cluster.yaml`).
+pub fn node_groups(
+    spec: &Field<'_>,
+    release: Release,
+    out: &mut Findings,
+) -> Result<(), FieldError> {
+    for (name, group) in spec.field("nodeGroups")?.entries()? {
+        // v1.5.4 merges its default md0 into a user's md0: an instance
+        // type left out is u1.medium there.
+        let default_instance_type = match release {
+            Release::V1_5_4 if name == V1_5_4_DEFAULT_GROUP => V1_5_4_DEFAULT_INSTANCE_TYPE,
+            _ => "",
+        };
+        skip_wrong_types(node_group(name, &group, default_instance_type, out));
+    }
+    Ok(())
+}
+
+fn node_group(
+    name: &str,
+    group: &Field<'_>,
+    default_instance_type: &str,
+    out: &mut Findings,
+) -> Result<(), FieldError> {
+    skip_wrong_types(half_set_resources(name, group, default_instance_type, out));
+    skip_wrong_types(crate::instance_types::node_group(
+        group,
+        default_instance_type,
+        out,
+    ));
+    skip_wrong_types(kubelet::check(name, group, default_instance_type, out));
     let ephemeral = group.field("ephemeralStorage")?;
     if ephemeral.is_present() {
         out.deny(

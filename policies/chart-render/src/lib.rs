@@ -40,7 +40,9 @@ mod values;
 
 use findings::{Findings, skip_wrong_types};
 use shared::catalogue::APPS_GROUP;
-use shared::{Field, FieldError, Kind, Operation, Reading, Refusal, Request, Review, Verdict};
+use shared::{
+    Field, FieldError, Kind, Operation, Reading, Refusal, Release, Request, Review, Verdict,
+};
 
 pub use rules::RULES;
 pub use settings::Settings;
@@ -83,8 +85,15 @@ pub const KINDS: &[&str] = &[
     "VirtualPrivateCloud",
 ];
 
-/// Every rule of `kind` over one object's spec.
-fn findings(kind: &str, name: &str, namespace: &str, spec: &Field<'_>) -> Findings {
+/// Every rule of `kind` over one object's spec, as `release`'s charts
+/// render it.
+fn findings(
+    kind: &str,
+    name: &str,
+    namespace: &str,
+    spec: &Field<'_>,
+    release: Release,
+) -> Findings {
     let mut out = Findings::default();
     names::check(kind, name, namespace, &mut out);
     keys::check(kind, name, spec, &mut out);
@@ -92,9 +101,13 @@ fn findings(kind: &str, name: &str, namespace: &str, spec: &Field<'_>) -> Findin
     databases::check(kind, spec, &mut out);
     backups::check(kind, spec, &mut out);
     match kind {
-        "Kubernetes" => kubernetes::check(spec, &mut out),
+        "Kubernetes" => kubernetes::check(spec, release, &mut out),
         "KubernetesNodes" => {
-            skip_wrong_types(kubernetes::removed_version(spec, &mut out));
+            skip_wrong_types(kubernetes::removed_version(
+                spec,
+                kubernetes::Matrix::of(release),
+                &mut out,
+            ));
             skip_wrong_types(names::kubernetes_nodes(spec, name, &mut out));
             kubernetes::nodes_pool(spec, &names::pool_name(spec, name), &mut out);
         }
@@ -125,7 +138,14 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
     }
     let object = request.required_object()?;
     let new_spec = spec(&object)?;
-    let found = findings(&request.kind, &request.name, &request.namespace, &new_spec);
+    let release = settings.cozystack_version.release().unwrap_or_default();
+    let found = findings(
+        &request.kind,
+        &request.name,
+        &request.namespace,
+        &new_spec,
+        release,
+    );
     let mut before = None;
     let mut extra = Findings::default();
     if request.operation == Operation::Update {
@@ -139,9 +159,15 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
                 &request.name,
                 &request.namespace,
                 &old_spec,
+                release,
             ));
             if request.kind == "Kubernetes" {
-                skip_wrong_types(kubernetes::downgrade(&old_spec, &new_spec, &mut extra));
+                skip_wrong_types(kubernetes::downgrade(
+                    &old_spec,
+                    &new_spec,
+                    kubernetes::Matrix::of(release),
+                    &mut extra,
+                ));
             }
         }
     }

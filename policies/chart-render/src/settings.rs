@@ -1,7 +1,7 @@
 //! Settings of `chart-render`.
 
 use serde::Deserialize;
-use shared::{Exemptions, Validatable};
+use shared::{CozystackVersion, Exemptions, Validatable};
 
 /// Settings of the policy; every field is optional, and the defaults never
 /// deny what the platform renders.
@@ -25,11 +25,18 @@ pub struct Settings {
     /// a node group carrying its role).
     #[serde(default)]
     pub deny_addons_without_workers: bool,
+    /// The Cozystack release the cluster runs: `v1.6.2` (the default) or
+    /// `v1.5.4`. Under `v1.5.4` the checks follow its charts: Kubernetes
+    /// v1.30 renders, and `maxUnhealthy`'s format and apiServer's extra
+    /// volumes are not read.
+    #[serde(default)]
+    pub cozystack_version: CozystackVersion,
 }
 
 impl Validatable for Settings {
     fn validate(&self) -> Result<(), String> {
-        self.exemptions.validate()
+        self.exemptions.validate()?;
+        self.cozystack_version.validate()
     }
 }
 
@@ -65,6 +72,11 @@ mod tests {
             check(r#"{"denyAddonsWithoutWorkers": "yes"}"#)
                 .unwrap_err()
                 .contains("expected a boolean")
+        );
+        assert!(
+            check(r#"{"cozystackVersion": "1.5"}"#)
+                .unwrap_err()
+                .starts_with("cozystackVersion \"1.5\" is not a release this policy knows")
         );
         assert!(
             check(r#"{"exemptions": {"serviceAccounts": ["nobody"]}}"#)

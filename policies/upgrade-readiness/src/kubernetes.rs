@@ -11,7 +11,9 @@
 //!
 //! A warning, not a violation: the migration bumps the stored object, so
 //! the upgrade itself goes through; what fails is a GitOps source that
-//! writes v1.30 back afterwards, which this policy cannot see.
+//! writes v1.30 back afterwards, which this policy cannot see. Only before
+//! the upgrade (`cozystackVersion: v1.5.4`): on v1.6.2 the chart refuses
+//! v1.30 and chart-render denies it (`removed-version`) with the same advice.
 
 use shared::{Field, FieldError, Request};
 
@@ -24,8 +26,11 @@ const REMOVED: &str = "v1.30";
 pub fn removed_version(
     _: &Request<'_>,
     object: &Field<'_>,
-    _: &Settings,
+    settings: &Settings,
 ) -> Result<Vec<Check>, FieldError> {
+    if !settings.before_the_upgrade() {
+        return Ok(Vec::new());
+    }
     let version = object.at("spec.version")?;
     if version.string()? != Some(REMOVED) {
         return Ok(Vec::new());

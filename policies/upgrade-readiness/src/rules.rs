@@ -73,7 +73,7 @@ pub const KUBERNETES_V1_30: Rule = Rule {
     policy: POLICY,
     id: "kubernetes-v1-30",
     level: Level::Warn,
-    summary: "a Kubernetes application at `spec.version: v1.30`",
+    summary: "a Kubernetes application at `spec.version: v1.30`, under `cozystackVersion: v1.5.4`",
     source: "`packages/apps/kubernetes/values.schema.json`, migration 46",
 };
 

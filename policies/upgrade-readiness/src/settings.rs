@@ -1,7 +1,7 @@
 //! Settings of `upgrade-readiness`.
 
 use serde::Deserialize;
-use shared::{Exemptions, Validatable};
+use shared::{CozystackVersion, Exemptions, Release, Validatable};
 
 /// The migration version v1.5.4 stamps (`packages/core/platform/values.yaml`
 /// `migrations.targetVersion: 46` at tag v1.5.4): the 1.6 notes say to come
@@ -28,6 +28,19 @@ pub struct Settings {
     /// the cluster should show before the 1.6 upgrade; `0` turns the check off.
     #[serde(default = "default_minimum_version")]
     pub minimum_version: u32,
+    /// The Cozystack release the cluster runs: `v1.6.2` (the default) or
+    /// `v1.5.4`. The Kubernetes v1.30 warning is a check to run before the
+    /// upgrade, so only under `v1.5.4`, where v1.30 still renders; on v1.6.2
+    /// chart-render denies v1.30 (`removed-version`), one finding per cause.
+    #[serde(default)]
+    pub cozystack_version: CozystackVersion,
+}
+
+impl Settings {
+    /// Whether the cluster is still on the release the upgrade leaves.
+    pub fn before_the_upgrade(&self) -> bool {
+        self.cozystack_version.release() == Some(Release::V1_5_4)
+    }
 }
 
 impl Default for Settings {
@@ -35,6 +48,7 @@ impl Default for Settings {
         Self {
             exemptions: Exemptions::default(),
             minimum_version: DEFAULT_MINIMUM_VERSION,
+            cozystack_version: CozystackVersion::default(),
         }
     }
 }
@@ -42,6 +56,7 @@ impl Default for Settings {
 impl Validatable for Settings {
     fn validate(&self) -> Result<(), String> {
         self.exemptions.validate()?;
+        self.cozystack_version.validate()?;
         if self.minimum_version > V1_6_TARGET_VERSION {
             return Err(format!(
                 "minimumVersion {} is above {V1_6_TARGET_VERSION}, the migration version of v1.6.x: \
@@ -85,6 +100,17 @@ mod tests {
             check(r#"{"minimumVersion": -1}"#)
                 .unwrap_err()
                 .contains("expected u32")
+        );
+        assert!(!check("{}").unwrap().before_the_upgrade());
+        assert!(
+            check(r#"{"cozystackVersion": "v1.5.4"}"#)
+                .unwrap()
+                .before_the_upgrade()
+        );
+        assert!(
+            check(r#"{"cozystackVersion": "v1.5"}"#)
+                .unwrap_err()
+                .starts_with("cozystackVersion \"v1.5\" is not a release this policy knows")
         );
         assert!(
             check(r#"{"targetVersion": 46}"#)

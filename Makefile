@@ -167,6 +167,7 @@ test: setup
 	@$(STAGE) e2e-kwctl $(SUBMAKE) e2e-kwctl
 	@$(STAGE) e2e-policy-server $(SUBMAKE) e2e-policy-server
 	@$(STAGE) chart-check $(SUBMAKE) chart-check
+	@$(STAGE) oracle-smoke $(SUBMAKE) oracle-smoke
 	@$(STAGE) soak $(SUBMAKE) soak SOAK_SECONDS=30
 	@$(STAGE) report-browser $(SUBMAKE) report-browser
 	@$(STAGE) browser-test $(SUBMAKE) browser-test

@@ -11,11 +11,14 @@ fails when a site of the templates has no row.
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import yaml
 
 from .chart import _action_end, _operand_end
 from .release import Release
@@ -27,12 +30,19 @@ _CALL = re.compile(r"(?<![\w.$])(fail|required)(?=[\s(])")
 
 @dataclass(frozen=True, order=True)
 class Site:
-    """One ``fail`` or ``required`` call: ``postgres/templates/db.yaml:224``."""
+    """One ``fail`` or ``required`` call: ``postgres/templates/db.yaml:224``.
+
+    ``message`` is the first string literal of the call's action (the
+    ``fail`` text, the ``printf`` format it fails with, the ``required``
+    message): Helm reports a call inside a ``define`` at the line of the
+    ``include`` that ran it, so such a site is known by its text instead.
+    """
 
     chart: str
     file: str
     line: int
     call: str
+    message: str = ""
 
     @property
     def location(self) -> str:
@@ -64,12 +74,38 @@ def sites(release: Release) -> list[Site]:
                         match = _CALL.match(action, i)
                         if match:
                             line = source.count("\n", 0, at + i) + 1
-                            found.add(Site(chart, path.relative_to(root).as_posix(), line, match.group(1)))
+                            file = path.relative_to(root).as_posix()
+                            found.add(Site(chart, file, line, match.group(1), _literal(action)))
                             i = match.end()
                             continue
                         i += 1
                 pos = end
     return sorted(found)
+
+
+_VERB = re.compile(r"%[-+# 0]*[0-9]*(?:\.[0-9]+)?[a-zA-Z%]")
+#: Literal text a message pattern needs, so that a format such as ``"%s"``
+#: is not taken for every message.
+_MIN_LITERAL = 12
+
+
+def _literal(action: str) -> str:
+    """The first string literal of a template action, unquoted."""
+    match = re.search(r'"((?:[^"\\]|\\.)*)"|`([^`]*)`', action)
+    if not match:
+        return ""
+    if match.group(2) is not None:
+        return match.group(2)
+    return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), match.group(1))
+
+
+def _pattern(message: str) -> re.Pattern | None:
+    """What Helm prints for a ``printf`` format: each verb any text. ``None``
+    when the format holds too little literal text to tell it apart."""
+    parts = _VERB.split(message)
+    if sum(len(p.strip()) for p in parts) < _MIN_LITERAL:
+        return None
+    return re.compile(".*?".join(re.escape(p) for p in parts), re.S)
 
 
 @dataclass
@@ -83,14 +119,26 @@ class Findings:
     missed: int = 0
 
 
-def _reached(report: list[dict], release: str) -> dict[str, Findings]:
+def _reached(report: list[dict], release: Release) -> dict[str, Findings]:
+    """Per site location, what the report's template failures found there:
+    at the location Helm names, or by the site's text in the charts the
+    message names (and the library they include)."""
+    patterns = [(site, _pattern(site.message)) for site in sites(release) if site.message]
     by: dict[str, Findings] = defaultdict(Findings)
     for item in report:
-        if item["release"] != release or item["helm"]["stage"] not in ("template",):
+        if item["release"] != release.version or item["helm"]["stage"] not in ("template",):
             continue
-        locations = set(re.findall(r"([\w.-]+/templates/[\w./-]+\.(?:yaml|tpl|txt)):(\d+)", item["helm"]["message"]))
-        for file, line in locations:
-            entry = by[f"{file}:{line}"]
+        message = item["helm"]["message"]
+        named = re.findall(r"([\w.-]+)/(templates/[\w./-]+\.(?:yaml|tpl|txt)):(\d+)", message)
+        locations = {f"{chart}/{file}:{line}" for chart, file, line in named}
+        charts = {chart for chart, _, _ in named} | {"cozy-lib"}
+        locations |= {
+            site.location
+            for site, pattern in patterns
+            if pattern and site.chart.split("/")[-1] in charts and pattern.search(message)
+        }
+        for location in locations:
+            entry = by[location]
             entry.failed += 1
             if item["bundle"]["violations"]:
                 entry.caught += 1
@@ -107,8 +155,26 @@ def _short(reason: str) -> str:
     return first if len(first) < 120 else first[:117] + "..."
 
 
-def table(release: Release, report: list[dict]) -> str:
-    reached = _reached(report, release.version)
+#: Why the sites no generated object reaches are not reached, reviewed.
+UNREACHED = Path(__file__).resolve().parent.parent / "unreached.yaml"
+
+
+def unreached_reasons(path: Path = UNREACHED) -> list[tuple[str, str]]:
+    """``(pattern, reason)`` of each entry of ``unreached.yaml``, in order."""
+    entries = yaml.safe_load(path.read_text()) if path.is_file() else []
+    return [(e["where"], " ".join(e["reason"].split())) for e in entries or []]
+
+
+def _why_unreached(location: str, reasons: list[tuple[str, str]]) -> str:
+    for pattern, reason in reasons:
+        if fnmatch.fnmatchcase(location, pattern):
+            return f"not reached: {reason}"
+    return "no generated object or probe reaches it"
+
+
+def table(release: Release, report: list[dict], reasons: list[tuple[str, str]] | None = None) -> str:
+    reasons = unreached_reasons() if reasons is None else reasons
+    reached = _reached(report, release)
     rows = [
         "| Chart | Template (line) | Call | Reached | Caught by | Or why not |",
         "|---|---|---|---|---|---|",
@@ -117,7 +183,7 @@ def table(release: Release, report: list[dict]) -> str:
         entry = reached.get(site.location, Findings())
         name = site.chart.split("/")[-1]
         if entry.failed == 0:
-            reached_text, caught, why = "no", "", "no generated object or probe reaches it"
+            reached_text, caught, why = "no", "", _why_unreached(site.location, reasons)
         else:
             reached_text = f"{entry.failed}"
             caught = ", ".join(f"`{r}`" for r in sorted(entry.rules)) or ""
@@ -132,7 +198,7 @@ def table(release: Release, report: list[dict]) -> str:
 def section(data: Path, report_path: Path) -> str:
     report = json.loads(report_path.read_text()) if report_path.is_file() else []
     release = Release.at(data, "v1.6.2")
-    counts = _reached(report, release.version)
+    counts = _reached(report, release)
     total = sites(release)
     hit = sum(1 for s in total if counts.get(s.location, Findings()).failed)
     return "\n".join([

@@ -10,6 +10,7 @@ fails the HelmRelease although the render succeeded.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -108,6 +109,11 @@ def _label_problem(key: object, value: object) -> str | None:
     return None
 
 
+#: etcd's default ``--max-request-bytes``: kube-apiserver cannot store a
+#: larger object ("etcdserver: request is too large").
+ETCD_REQUEST_BYTES = 1536 * 1024
+
+
 def apply_problems(manifest: Manifest, obj: dict) -> Iterator[Refusal]:
     """What kube-apiserver refuses in ``obj`` when Flux applies it."""
     kind = obj.get("kind")
@@ -118,6 +124,12 @@ def apply_problems(manifest: Manifest, obj: dict) -> Iterator[Refusal]:
     if not isinstance(metadata, dict):
         yield Refusal(manifest.template, f"{kind}: metadata: Required value")
         return
+    size = len(json.dumps(obj, separators=(",", ":"), default=str))
+    if size > ETCD_REQUEST_BYTES:
+        yield Refusal(
+            manifest.template,
+            f"{kind} {metadata.get('name')!r}: etcdserver: request is too large ({size} bytes, etcd stores at most {ETCD_REQUEST_BYTES})",
+        )
     problem = _name_problem(kind, metadata.get("name"))
     if problem:
         yield Refusal(manifest.template, f"{kind} {metadata.get('name')!r}: {problem}")

@@ -27,6 +27,14 @@ class ApplyProblems(unittest.TestCase):
         spaced = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "x", "labels": {"host": "UPPER case"}}}
         self.assertIn("valid label value", problems(spaced)[0])
 
+    def test_objects_larger_than_etcd_stores_are_refused(self):
+        names = [f"data-etcd-{i}" for i in range(100_000)]
+        role = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "cleanup"},
+                "rules": [{"apiGroups": [""], "resources": ["persistentvolumeclaims"], "resourceNames": names}]}
+        self.assertIn("request is too large", problems(role)[0])
+        role["rules"][0]["resourceNames"] = names[:1000]
+        self.assertEqual(problems(role), [])
+
     def test_documents_split_as_helm_splits_them(self):
         rendered = {"a/templates/x.yaml": "---\na: 1\n---\n\n---\nb: 2\n", "a/templates/NOTES.txt": "hello"}
         self.assertEqual(list(objects(rendered)), [{"a": 1}, {"b": 2}])

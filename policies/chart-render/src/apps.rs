@@ -35,6 +35,7 @@ pub fn check(kind: &str, spec: &Field<'_>, out: &mut Findings) {
         }
         "VMInstance" => {
             skip_wrong_types(crate::instance_types::vm_instance(spec, out));
+            skip_wrong_types(vm_instance_disks(spec, out));
             vm_instance(spec, out)
         }
         "Etcd" => etcd_size(spec, out),
@@ -207,11 +208,51 @@ fn vm_disk_source_entry(spec: &Field<'_>, out: &mut Findings) -> Result<(), Fiel
             crate::rules::VM_DISK_SOURCE_ENTRY,
             value.path(),
             format!(
-                "A valid .Values.source.{kind}.{key} entry required! (the chart fails to render). Set                  source.{kind}.{key}."
+                "A valid .Values.source.{kind}.{key} entry required! (the chart fails to render). Set \
+                 source.{kind}.{key}."
             ),
         );
     }
     Ok(())
+}
+
+/// The longest VMDisk name: cozystack-api allows `53 - len("vm-disk-")`.
+const VM_DISK_NAME_MAX: usize = 45;
+
+/// `packages/apps/vm-instance/templates/vm.yaml` (68, 80): each disk is the
+/// DataVolume `vm-disk-<name>` of a VMDisk, looked up in the namespace, and
+/// the chart fails when there is none. Whether a VMDisk exists is cluster
+/// state; a name no VMDisk can have (cozystack-api: a DNS-1035 label of at
+/// most 45 characters) fails whatever the cluster holds.
+fn vm_instance_disks(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
+    for disk in spec.field("disks")?.items()? {
+        let name = disk.field("name")?;
+        let Some(text) = name.string()? else {
+            continue;
+        };
+        if !is_vm_disk_name(text) {
+            out.deny(
+                crate::rules::VM_DISK_REFERENCE,
+                name.path(),
+                format!(
+                    "{text:?} cannot be the name of a VMDisk (a lowercase DNS-1035 label of at most \
+                     {VM_DISK_NAME_MAX} characters), so the chart finds no DataVolume vm-disk-{text} and fails to \
+                     render (Specified disk not exists in cluster). Name a VMDisk of this namespace."
+                ),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// A DNS-1035 label cozystack-api accepts as a VMDisk's name.
+fn is_vm_disk_name(name: &str) -> bool {
+    name.len() <= VM_DISK_NAME_MAX
+        && name.starts_with(|c: char| c.is_ascii_lowercase())
+        && !name.ends_with('-')
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
 }
 
 /// `packages/apps/vm-instance/templates/vm.yaml` (8): without an instance
@@ -318,4 +359,19 @@ fn external_dns(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> 
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vm_disk_names_as_cozystack_api_allows_them() {
+        for ok in ["x", "ubuntu-2404", "a1", &"a".repeat(45)] {
+            assert!(is_vm_disk_name(ok), "{ok:?}");
+        }
+        for bad in ["", "1disk", "UPPER case", "disk-", "a_b", &"a".repeat(46)] {
+            assert!(!is_vm_disk_name(bad), "{bad:?}");
+        }
+    }
 }

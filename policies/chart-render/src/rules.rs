@@ -383,6 +383,15 @@ pub const INSTANCE_TYPE_NOT_SHIPPED: Rule = Rule {
     source: "`apps/vm-instance/templates/vm.yaml`, `apps/kubernetes/templates/cluster.yaml`, `apps/kubernetes-nodes/templates/nodegroup.yaml`",
 };
 
+/// `vm-disk-reference`.
+pub const VM_DISK_REFERENCE: Rule = Rule {
+    policy: POLICY,
+    id: "vm-disk-reference",
+    level: Level::Deny,
+    summary: "a VMInstance disk whose `name` no VMDisk can have, so the chart's lookup always fails",
+    source: "`apps/vm-instance/templates/vm.yaml`",
+};
+
 /// The catalogue.
 pub const RULES: Catalogue = Catalogue {
     policy: POLICY,
@@ -429,5 +438,6 @@ pub const RULES: Catalogue = Catalogue {
         ETCD_SIZE,
         OPENBAO_SIZE,
         INSTANCE_TYPE_NOT_SHIPPED,
+        VM_DISK_REFERENCE,
     ],
 };

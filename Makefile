@@ -300,7 +300,8 @@ browser-test: playground
 ## The Helm oracle (oracle/, docs/oracle.md): every application kind of both
 ## releases rendered as the platform renders it, against the bundle's verdicts;
 ## fails on a disagreement oracle/exceptions.yaml does not list, then rewrites
-## chart-render's README table of template sites from the run.
+## chart-render's README table of template sites from the run, and the
+## Artifact Hub package that mirrors that README.
 ## ORACLE_PER_KIND samples per kind and release, each also as stored.
 ## `oracle-smoke` is the test command's short run with the same seed.
 .PHONY: oracle oracle-smoke
@@ -312,6 +313,7 @@ oracle: dist
 	tools/oracle test
 	tools/oracle suite --seed $(ORACLE_SEED) --per-kind $(ORACLE_PER_KIND)
 	tools/oracle coverage --write
+	$(CLI) artifacthub
 
 oracle-smoke: dist
 	tools/oracle test

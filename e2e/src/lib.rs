@@ -194,6 +194,22 @@ pub fn deployed_entry(policy: &ClusterAdmissionPolicy) -> Result<PolicyEntry, St
     Ok(entry)
 }
 
+/// Whether `case` runs with the settings a policy is deployed with. The
+/// chart sets `cozystackVersion` explicitly; a case judged by the policies'
+/// default release leaves it out.
+pub fn runs_with(case: &PolicyCase, deployed: &serde_json::Value) -> bool {
+    let mut deployed = deployed.clone();
+    if let Some(map) = deployed.as_object_mut()
+        && map
+            .get("cozystackVersion")
+            .and_then(serde_json::Value::as_str)
+            == Some(shared::Release::default().as_str())
+    {
+        map.remove("cozystackVersion");
+    }
+    case.settings() == deployed
+}
+
 /// The response policy-server logged for request `uid` to `policy_id` in
 /// monitor mode (it answers "allowed" and logs what the policy said), from
 /// its JSON log (`--log-fmt json`, one object per line).

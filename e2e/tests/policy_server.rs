@@ -345,7 +345,7 @@ fn with_shipped_settings<'c>(
     let matching = cases
         .iter()
         .filter(|c| c.policy == policy && !is_refused_at_start_up(c))
-        .filter(|c| c.settings() == shipped.entry.settings)
+        .filter(|c| e2e::runs_with(c, &shipped.entry.settings))
         .collect();
     Ok((shipped, matching))
 }

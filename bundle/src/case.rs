@@ -49,6 +49,7 @@
 //! where its verdict is not the point; `refused` is a request a runner
 //! turns away at its door (policy-server's body limit and JSON parser).
 
+use reading::yaml::{self, Limit};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -190,7 +191,7 @@ impl Case {
             path: path.to_owned(),
             error,
         })?;
-        let case: Case = crate::yaml::from_str(&text).map_err(|error| CaseError::Yaml {
+        let case: Case = yaml::document(&text, Limit::Cases).map_err(|error| CaseError::Yaml {
             path: path.to_owned(),
             error,
         })?;

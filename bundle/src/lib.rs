@@ -27,7 +27,6 @@ pub mod settings_audit;
 pub mod snapshot;
 pub mod typed;
 pub mod wasm_sections;
-pub mod yaml;
 
 pub use admission::{AdmissionRequest, AdmissionResponse, Operation};
 pub use capabilities::{HostCalls, HostCapabilities};

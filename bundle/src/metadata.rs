@@ -5,6 +5,7 @@
 //! fields are refused so a typo in `metadata.yml` fails the build instead of
 //! silently dropping a rule.
 
+use reading::yaml::{self, Limit};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -159,7 +160,7 @@ impl Metadata {
             error,
         })?;
         let metadata: Metadata =
-            crate::yaml::from_str(&text).map_err(|error| MetadataError::Yaml {
+            yaml::document(&text, Limit::Cases).map_err(|error| MetadataError::Yaml {
                 path: path.display().to_string(),
                 error,
             })?;

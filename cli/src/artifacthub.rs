@@ -9,6 +9,7 @@
 //! the same bytes, which is what lets a test compare the committed files
 //! with fresh ones.
 
+use reading::yaml::{self, Limit};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
@@ -219,7 +220,7 @@ pub struct Files {
 fn created_at(existing: &Path, version: &str) -> String {
     std::fs::read_to_string(existing)
         .ok()
-        .and_then(|text| bundle::yaml::from_str::<Package>(&text).ok())
+        .and_then(|text| yaml::document::<Package>(&text, Limit::Cases).ok())
         .filter(|old| old.version == version)
         .map(|old| old.created_at)
         .unwrap_or_else(|| chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
@@ -320,8 +321,9 @@ mod tests {
             "artifacthub/ is out of date ({drift:?}): run \
              `target/release/cozystack-policies artifacthub` and commit the result"
         );
-        let repo: serde_json::Value = bundle::yaml::from_str(
+        let repo: serde_json::Value = yaml::document(
             &std::fs::read_to_string(out.join("artifacthub-repo.yml")).unwrap(),
+            Limit::Cases,
         )
         .unwrap();
         assert!(repo["owners"][0]["email"].is_string(), "{repo:?}");
@@ -329,7 +331,7 @@ mod tests {
 
     #[test]
     fn package_has_kwctl_fields() {
-        let metadata: Metadata = bundle::yaml::from_str(
+        let metadata: Metadata = yaml::document(
             r#"
 rules:
 - {apiGroups: [""], apiVersions: [v1], resources: [pods], operations: [CREATE]}
@@ -349,6 +351,7 @@ annotations:
   io.artifacthub.keywords: a, b
   com.github.release.tag: p/v1.0.0
 "#,
+            Limit::Cases,
         )
         .unwrap();
         let package = package(&metadata, "2026-01-01T00:00:00Z").unwrap();

@@ -7,6 +7,7 @@
 //! budget's figure), that ratio split into what the shared reading costs
 //! and what the rule costs, and the server's resident memory.
 
+use reading::yaml::{self, Limit};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -142,11 +143,14 @@ pub fn summarise(runs: &[Run]) -> Figures {
 fn annotated_floor(floor: &Path, name: &str, out: &Path) -> Result<PathBuf> {
     let wasm = std::fs::read(floor)
         .with_context(|| format!("reading {}; run `make floors` first", floor.display()))?;
-    let metadata: Metadata = bundle::yaml::from_str(&format!(
-        "rules: [{{apiGroups: ['*'], apiVersions: ['*'], resources: ['*'], operations: ['*']}}]\n\
+    let metadata: Metadata = yaml::document(
+        &format!(
+            "rules: [{{apiGroups: ['*'], apiVersions: ['*'], resources: ['*'], operations: ['*']}}]\n\
          mutating: false\n\
          annotations: {{io.kubewarden.policy.title: {name}}}\n",
-    ))?;
+        ),
+        Limit::Cases,
+    )?;
     let annotated = metadata.annotate(&wasm, None)?;
     let path = out.join(format!("{name}.wasm"));
     std::fs::write(&path, annotated).with_context(|| format!("writing {}", path.display()))?;

@@ -22,6 +22,7 @@ mod settings_source;
 mod sign;
 mod workspace;
 
+use reading::yaml::{self, Limit};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -705,7 +706,7 @@ fn run_like_kwctl(
         (Some(path), _) => {
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("reading {}", path.display()))?;
-            serde_json::to_value(bundle::yaml::from_str::<serde_json::Value>(&text)?)?
+            serde_json::to_value(yaml::document::<serde_json::Value>(&text, Limit::Cases)?)?
         }
         (None, Some(json)) => serde_json::from_str(json)?,
         (None, None) => serde_json::Value::Null,
@@ -717,7 +718,7 @@ fn run_like_kwctl(
         Some(path) => {
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("reading {}", path.display()))?;
-            let entries: Vec<bundle::replay::SessionEntry> = bundle::yaml::from_str(&text)?;
+            let entries: Vec<bundle::replay::SessionEntry> = yaml::document(&text, Limit::Cases)?;
             host::HostCapabilities::Replay(bundle::replay::Session::from_entries(&entries)?)
         }
         None => host::HostCapabilities::offline(),

@@ -6,6 +6,7 @@
 //! tree are CREATE, objects in both that differ are UPDATE (with the old
 //! object), objects only in the old tree are DELETE.
 
+use reading::yaml::{self, Limit};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -231,7 +232,7 @@ struct Parsed {
 /// The documents of a text and their positions; documents whose positions
 /// cannot be matched point at the top of the file.
 fn documents(text: &str) -> Result<Documents> {
-    let values: Vec<Value> = serde_saphyr::from_multiple(text)?;
+    let values: Vec<Value> = yaml::documents(text, Limit::Manifests)?;
     let mut found = positions::index(text);
     if found.len() != values.len() {
         found = Vec::new();

@@ -19,6 +19,7 @@
 //! `helm install oci://…`, `helm pull` and Flux's OCIRepository read it.
 //! With a signing key, each digest pushed is signed ([`crate::sign`]).
 
+use reading::yaml::{self, Limit};
 use std::collections::BTreeMap;
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
@@ -343,7 +344,7 @@ impl ChartArchive {
         }
         let text = chart_yaml
             .with_context(|| format!("{} holds no <chart>/Chart.yaml", path.display()))?;
-        let metadata: serde_json::Value = bundle::yaml::from_str(&text)
+        let metadata: serde_json::Value = yaml::document(&text, Limit::Cases)
             .with_context(|| format!("{}: Chart.yaml", path.display()))?;
         for key in ["name", "version"] {
             if !metadata.get(key).is_some_and(serde_json::Value::is_string) {
@@ -438,11 +439,13 @@ mod tests {
     use super::*;
 
     fn metadata(extra: &str) -> Metadata {
-        bundle::yaml::from_str(&format!(
+        yaml::document(&format!(
             "rules:\n- apiGroups: [\"\"]\n  apiVersions: [v1]\n  resources: [pods]\n  operations: [CREATE]\n\
              mutating: false\nannotations:\n  io.kubewarden.policy.title: t\n  \
              io.kubewarden.policy.version: 1.2.3\n{extra}"
-        ))
+            ),
+            Limit::Cases,
+        )
         .unwrap()
     }
 

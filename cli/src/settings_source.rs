@@ -6,6 +6,7 @@
 //! Later sources override earlier ones: `--from-deploy`, then `--settings`
 //! in the order given.
 
+use reading::yaml::{self, Limit};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -52,7 +53,7 @@ fn from_settings_arg(root: &Path, arg: &str) -> Result<Settings> {
 fn read_yaml(path: &Path) -> Result<Value> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    bundle::yaml::from_str(&text).with_context(|| format!("parsing {}", path.display()))
+    yaml::document(&text, Limit::Settings).with_context(|| format!("parsing {}", path.display()))
 }
 
 /// The settings of every policy manifest in a file or, recursively, a
@@ -66,7 +67,7 @@ fn from_deploy_path(path: &Path) -> Result<Settings> {
     for file in &files {
         let text =
             std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
-        let documents: Vec<Value> = serde_saphyr::from_multiple(&text)
+        let documents: Vec<Value> = yaml::documents(&text, Limit::Settings)
             .with_context(|| format!("parsing {}", file.display()))?;
         for document in &documents {
             if let Some((policy, value)) = policy_settings(document)

@@ -298,6 +298,29 @@ fn standard_input_with_several_documents_and_lists() {
     assert!(!found.iter().any(|f| f["name"] == "a"), "{found:?}");
 }
 
+/// A `kustomize build` of a platform is thousands of documents: more than
+/// serde-saphyr's default budget of 1,024, which refused the stream once.
+#[test]
+fn a_stream_of_thousands_of_documents_is_read_to_its_end() {
+    const CONFIG_MAPS: usize = 2_000;
+    let mut stream: String = (0..CONFIG_MAPS)
+        .map(|i| {
+            format!(
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings-{i}\n  namespace: tenant-foo\n---\n"
+            )
+        })
+        .collect();
+    stream.push_str(&postgres("last", "huge"));
+    let output = cli_stdin(&["check", "--format", "json", "-"], &stream);
+    let (code, found, summary) = parse(&output);
+    assert_eq!(code, 1, "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(summary["objects"], CONFIG_MAPS + 1, "{summary}");
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0]["name"], "last");
+    // Six lines per ConfigMap; the preset is line 7 of the last document.
+    assert_eq!(at(&found[0]), (6 * CONFIG_MAPS as i64 + 7, 3));
+}
+
 #[test]
 fn flux_variables_fill_placeholders_and_unresolved_ones_are_not_judged() {
     let dir = scratch("vars");

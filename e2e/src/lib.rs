@@ -13,6 +13,7 @@ pub mod hostile;
 pub mod manifests;
 pub mod soak;
 
+use reading::yaml::{self, Limit};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -139,7 +140,7 @@ pub fn deployed() -> Result<BTreeMap<String, ClusterAdmissionPolicy>, String> {
         let text =
             std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
         let policy: ClusterAdmissionPolicy =
-            bundle::yaml::from_str(&text).map_err(|e| format!("{}: {e}", file.display()))?;
+            yaml::document(&text, Limit::Cases).map_err(|e| format!("{}: {e}", file.display()))?;
         let name = policy.metadata.name.clone().unwrap_or_default();
         found.insert(name, policy);
     }

@@ -10,6 +10,7 @@
 //! ([`bundle::typed`]), so a misspelt field fails the tests instead of being
 //! pruned by the API server.
 
+use reading::yaml::{self, Limit};
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{Affinity, ConfigMap, ServiceAccount, Toleration};
@@ -158,6 +159,7 @@ fn name_of(value: &Value) -> &str {
 /// Every document of a multi-document YAML text, as JSON values (empty
 /// documents left out).
 pub fn documents(text: &str) -> Result<Vec<Value>, String> {
-    let documents: Vec<Value> = serde_saphyr::from_multiple(text).map_err(|e| e.to_string())?;
+    let documents: Vec<Value> =
+        yaml::documents(text, Limit::Manifests).map_err(|e| e.to_string())?;
     Ok(documents.into_iter().filter(|d| !d.is_null()).collect())
 }

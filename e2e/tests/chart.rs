@@ -31,6 +31,7 @@
 // that way cannot panic, and the values built here are objects.
 #![allow(clippy::indexing_slicing)]
 
+use reading::yaml::{self, Limit};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -80,7 +81,7 @@ fn read(path: &str) -> Result<String, String> {
 }
 
 fn yaml(path: &str) -> Result<Value, String> {
-    bundle::yaml::from_str(&read(path)?).map_err(|e| format!("{path}: {e}"))
+    yaml::document(&read(path)?, Limit::Cases).map_err(|e| format!("{path}: {e}"))
 }
 
 fn load() -> Result<Bundle, String> {
@@ -864,8 +865,9 @@ fn values_reach_the_manifests(rendering: &Rendering) -> Result<(), Failed> {
         return Err("minAvailable: null still renders minAvailable".into());
     }
     let config = find("ConfigMap")?;
-    let verification: Value = bundle::yaml::from_str(text(&config, "/data/verification-config"))
-        .map_err(|e| format!("verification-config: {e}"))?;
+    let verification: Value =
+        yaml::document(text(&config, "/data/verification-config"), Limit::Cases)
+            .map_err(|e| format!("verification-config: {e}"))?;
     if verification != given["verificationConfig"]
         || text(&config, "/metadata/name") != "cozy-guard-verification"
     {

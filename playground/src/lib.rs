@@ -17,6 +17,7 @@ mod request;
 #[cfg(target_arch = "wasm32")]
 mod web;
 
+use reading::yaml::{self, Limit};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use shared::Finding;
@@ -204,7 +205,7 @@ fn yaml(text: &str) -> Result<Option<Value>, Problem> {
     if text.trim().is_empty() {
         return Ok(None);
     }
-    serde_saphyr::from_str::<Value>(text)
+    yaml::document::<Value>(text, Limit::Manifests)
         .map(Some)
         .map_err(|error| {
             let location = error.location().filter(|l| l.line() > 0);

@@ -5,6 +5,7 @@
 //! any value read as [`Spanned`], so the document is read once more into a
 //! tree of spanned nodes that keeps, for each map entry, where its key is.
 
+use reading::yaml::{self, Limit};
 use std::fmt;
 
 use serde::Deserialize;
@@ -62,7 +63,9 @@ impl Tree {
     /// Reads `text` for positions; `None` when it is not YAML (the page
     /// shows the parse error from the value reading instead).
     pub fn read(text: &str) -> Option<Self> {
-        serde_saphyr::from_str::<Node>(text).ok().map(Tree)
+        yaml::document::<Node>(text, Limit::Manifests)
+            .ok()
+            .map(Tree)
     }
 
     /// Where `path` is: its key, its list item, or the deepest parent that

@@ -8,6 +8,7 @@
 //! as a literal `${`, and skips objects annotated
 //! `kustomize.toolkit.fluxcd.io/substitute: disabled`.
 
+use reading::yaml::{self, Limit};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -203,7 +204,7 @@ fn walk(vars: &Vars, value: &Value, path: FieldPath, found: &mut Vec<(FieldPath,
 /// or Secret manifest whose `data`/`stringData` are the variables, as
 /// Flux's `substituteFrom` reads them.
 fn parse_file(text: &str) -> Result<BTreeMap<String, String>> {
-    let object: Option<Value> = serde_saphyr::from_str(text).ok();
+    let object: Option<Value> = yaml::document(text, Limit::Manifests).ok();
     if let Some(object) = object.filter(|o| o.get("kind").is_some()) {
         return from_object(&object);
     }

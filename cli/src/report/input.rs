@@ -3,6 +3,7 @@
 //! prints), the JSON of `check`, or a report's own JSON output.
 
 use anyhow::{Context as _, Result, bail};
+use reading::yaml::{self, Limit};
 use serde_json::Value;
 
 use serde::Deserialize;
@@ -32,7 +33,7 @@ pub fn read_input(text: &str, source: &str) -> Result<Input> {
         Some('{' | '[') => {
             vec![serde_json::from_str(text).with_context(|| format!("reading {source} as JSON"))?]
         }
-        _ => serde_saphyr::from_multiple_with_options(text, yaml_options())
+        _ => yaml::documents(text, Limit::Reports)
             .with_context(|| format!("reading {source} as YAML"))?,
     };
     let mut input = Input::default();
@@ -40,20 +41,6 @@ pub fn read_input(text: &str, source: &str) -> Result<Input> {
         walk(document, &mut input).with_context(|| format!("{source}, document {}", index + 1))?;
     }
     Ok(input)
-}
-
-/// serde-saphyr's default budget stops at 1,024 documents and 250,000
-/// nodes, less than a cluster's reports; shallow input of up to a gigabyte
-/// is read.
-fn yaml_options() -> serde_saphyr::Options {
-    serde_saphyr::options! {
-        budget: serde_saphyr::budget! {
-            max_documents: 10_000_000,
-            max_nodes: 100_000_000,
-            max_events: 400_000_000,
-            max_total_scalar_bytes: 1 << 30,
-        },
-    }
 }
 
 fn walk(value: &Value, input: &mut Input) -> Result<()> {

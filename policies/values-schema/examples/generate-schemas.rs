@@ -9,6 +9,7 @@
 //! `cozystack-<version>/application-definitions/*.yaml`). Files the generator
 //! no longer makes are removed; `tests/drift.rs` checks the result.
 
+use reading::yaml::{self, Limit};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -17,8 +18,9 @@ fn main() -> ExitCode {
     let data = std::env::args_os()
         .nth(1)
         .map_or_else(|| crate_dir.join("../../../shared/data"), PathBuf::from);
-    let yaml =
-        |text: &str| bundle::yaml::from_str::<serde_json::Value>(text).map_err(|e| e.to_string());
+    let yaml = |text: &str| {
+        yaml::document::<serde_json::Value>(text, Limit::Cases).map_err(|e| e.to_string())
+    };
     let schemas = crate_dir.join("schemas");
     let files = match values_schema::generate::generate_from(&data, &schemas, &yaml) {
         Ok(files) => files,

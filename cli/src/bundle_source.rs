@@ -1,7 +1,8 @@
 //! Where `check` takes its modules from, first match wins: the `--policy`
-//! arguments, a `--dist` directory named on the command line, the modules
-//! embedded at build time (README: "Building the CLI"), `dist/` of the clone
-//! the command runs in.
+//! arguments, a `--dist` directory named on the command line (in a clone,
+//! the module of every policy of its workspace; elsewhere, every module the
+//! directory holds), the modules embedded at build time (README: "Building
+//! the CLI"), `dist/` of the clone the command runs in.
 
 use std::path::{Path, PathBuf};
 
@@ -42,7 +43,11 @@ pub fn load(request: &Request) -> Result<Vec<PolicyModule>> {
         return Ok(modules);
     }
     if let Some(dist) = request.dist {
-        return load_dist(dist, request.root);
+        return if is_clone(request.root) {
+            load_dist(dist, request.root)
+        } else {
+            load_directory(dist, "--dist")
+        };
     }
     if !embedded().is_empty() {
         return in_order(embedded().par_iter().map(|(name, bytes)| {
@@ -50,7 +55,7 @@ pub fn load(request: &Request) -> Result<Vec<PolicyModule>> {
                 .with_context(|| format!("loading the embedded module {name}"))
         }));
     }
-    if !request.root.join("policies").is_dir() {
+    if !is_clone(request.root) {
         bail!(
             "this cozystack-policies carries no embedded modules (it was built without \
              COZYSTACK_POLICIES_DIST) and {} is not a clone of the repository: pass \
@@ -85,24 +90,38 @@ fn load_policy_arg(arg: &str, root: &Path) -> Result<Vec<PolicyModule>> {
     }
     let path = crate::resolve(root, Path::new(arg));
     if path.is_dir() {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(&path)
-            .with_context(|| format!("--policy {}: reading the directory", path.display()))?
-            .map(|entry| entry.map(|e| e.path()))
-            .collect::<std::io::Result<_>>()
-            .with_context(|| format!("--policy {}: reading the directory", path.display()))?;
-        files.retain(|f| f.extension().is_some_and(|e| e == "wasm"));
-        files.sort();
-        if files.is_empty() {
-            bail!(
-                "--policy {}: the directory holds no .wasm module",
-                path.display()
-            );
-        }
-        return load_files(&files);
+        return load_directory(&path, "--policy");
     }
     Ok(vec![load_file(&path).with_context(|| {
         format!("--policy {arg}: expected a module file, a directory of modules or registry://host/repo:tag")
     })?])
+}
+
+/// Whether `root` is a clone of the repository, whose workspace names the
+/// policies `dist/` must hold.
+fn is_clone(root: &Path) -> bool {
+    root.join("policies").is_dir()
+}
+
+/// Every `.wasm` module of `dir`, by file name: a `--policy` directory, or
+/// a `--dist` directory outside a clone (a release's modules unpacked
+/// anywhere). `flag` names the option in errors.
+fn load_directory(dir: &Path, flag: &str) -> Result<Vec<PolicyModule>> {
+    let reading = || format!("{flag} {}: reading the directory", dir.display());
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(reading)?
+        .map(|entry| entry.map(|e| e.path()))
+        .collect::<std::io::Result<_>>()
+        .with_context(reading)?;
+    files.retain(|f| f.extension().is_some_and(|e| e == "wasm"));
+    files.sort();
+    if files.is_empty() {
+        bail!(
+            "{flag} {}: the directory holds no .wasm module",
+            dir.display()
+        );
+    }
+    load_files(&files)
 }
 
 /// Compiles the modules on every core: wasmtime spreads one module's

@@ -313,9 +313,10 @@ struct Modules {
     /// (pulled and cached by digest); repeatable.
     #[arg(long, value_name = "MODULE")]
     policy: Vec<String>,
-    /// Directory of the annotated modules. Without it (and without
-    /// --policy) the modules embedded at build time are used, else
-    /// dist/ of the clone.
+    /// Directory of the annotated modules: in a clone, it must hold every
+    /// policy of the workspace; elsewhere, every .wasm in it is used.
+    /// Without it (and without --policy) the modules embedded at build
+    /// time are used, else dist/ of the clone.
     #[arg(long)]
     dist: Option<PathBuf>,
     /// Compile the modules afresh and keep nothing: by default compiled

@@ -230,6 +230,58 @@ fn a_clean_tree_exits_zero_and_bad_input_exits_two() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A release's modules unpacked anywhere: `--dist` outside a clone takes
+/// every module of the directory (it once demanded `./policies`).
+#[test]
+fn dist_outside_a_clone_takes_every_module_it_holds() {
+    let elsewhere = scratch("dist-elsewhere");
+    let dist = elsewhere.join("modules");
+    std::fs::create_dir_all(&dist).unwrap();
+    for entry in std::fs::read_dir(root().join("dist")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "wasm") {
+            std::fs::copy(&path, dist.join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    write(&elsewhere, "db.yaml", &postgres("db", "huge"));
+    let run = |dist: &Path| {
+        command(&[
+            "check",
+            "--format",
+            "json",
+            "--dist",
+            dist.to_str().unwrap(),
+            "db.yaml",
+        ])
+        .current_dir(&elsewhere)
+        .output()
+        .unwrap()
+    };
+    let output = run(&dist);
+    let (code, found, _) = parse(&output);
+    assert_eq!(code, 1, "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        has(
+            &found,
+            "values-schema",
+            "CREATE",
+            "db",
+            "spec.resourcesPreset"
+        ),
+        "{found:?}"
+    );
+    let empty = elsewhere.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let refused = run(&empty);
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("empty: the directory holds no .wasm module"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&elsewhere).unwrap();
+}
+
 #[test]
 fn files_that_are_not_objects_are_skipped_or_refused_when_strict() {
     let dir = scratch("gitops");

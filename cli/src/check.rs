@@ -4,6 +4,7 @@
 mod baseline;
 pub mod git;
 mod junit;
+pub mod output;
 pub mod positions;
 mod rule;
 mod sarif;
@@ -21,14 +22,14 @@ use host::{
     AdmissionRequest, AdmissionResponse, HostCapabilities, Policy, PolicyModule, WarmInstance,
 };
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use shared::{FieldPath, Release};
 
 use crate::manifests::{self, Change, Manifest, Reading};
 
 /// Whether a finding rejects the object or only warns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     Violation,
@@ -36,7 +37,7 @@ pub enum Severity {
 }
 
 /// One finding of one policy on one object.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Report {
     /// `<policy>/<rule>`.
@@ -57,7 +58,7 @@ pub struct Report {
     pub field: String,
     pub message: String,
     /// The response code of a rejection.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code: Option<u16>,
 }
 
@@ -355,7 +356,7 @@ pub struct Evaluation {
 }
 
 /// What was checked, for the summary line and the JSON output.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Summary {
     pub objects: usize,
@@ -504,15 +505,25 @@ pub fn run(options: &Options, bundle: &Bundle) -> Result<bool> {
         baselined: before - reports.len(),
     };
     if options.checklist {
-        return checklist(options, &reports, &summary);
+        return checklist(options, reports, summary);
     }
+    let failed = options.write_baseline.is_none()
+        && match options.fail_on {
+            FailOn::Violation => summary.violations > 0,
+            FailOn::Warning => !reports.is_empty(),
+            FailOn::Never => false,
+        };
+    let line = summary.line();
     match options.format {
         Format::Text => print!("{}", text::render(&reports, &summary, text::colour())),
         Format::Json => println!(
             "{}",
-            serde_json::to_string_pretty(
-                &serde_json::json!({"findings": reports, "summary": summary})
-            )?
+            output::Output {
+                checklist: Vec::new(),
+                findings: reports,
+                summary,
+            }
+            .to_json()?
         ),
         Format::Sarif => println!(
             "{}",
@@ -521,43 +532,40 @@ pub fn run(options: &Options, bundle: &Bundle) -> Result<bool> {
         Format::Junit => println!("{}", junit::render(&reports, &changes)?),
     }
     if options.format != Format::Text {
-        eprintln!("{}", summary.line());
+        eprintln!("{line}");
     }
-    if options.write_baseline.is_some() {
-        return Ok(false);
-    }
-    Ok(match options.fail_on {
-        FailOn::Violation => summary.violations > 0,
-        FailOn::Warning => !reports.is_empty(),
-        FailOn::Never => false,
-    })
+    Ok(failed)
 }
 
 /// Prints the upgrade checklist of the snapshot's findings; fails as
 /// `--fail-on` says: on a failed check, or on any check that is not a pass.
-fn checklist(options: &Options, reports: &[Report], summary: &Summary) -> Result<bool> {
+fn checklist(options: &Options, reports: Vec<Report>, summary: Summary) -> Result<bool> {
     let Some(snapshot) = &options.cluster else {
         anyhow::bail!("the checklist judges a cluster: give its snapshot with --cluster");
     };
-    let outcomes = crate::preflight::judge(reports, snapshot);
-    match options.format {
-        Format::Text => print!("{}", crate::preflight::render(&outcomes, snapshot.len())),
-        Format::Json => println!(
-            "{}",
-            serde_json::to_string_pretty(&serde_json::json!({
-                "checklist": outcomes, "findings": reports, "summary": summary
-            }))?
-        ),
-        Format::Sarif | Format::Junit => {
-            anyhow::bail!("the checklist is printed as text or json")
-        }
-    }
+    let outcomes = crate::preflight::judge(&reports, snapshot);
     use crate::preflight::Status;
-    Ok(match options.fail_on {
+    let failed = match options.fail_on {
         FailOn::Violation => outcomes.iter().any(|o| o.status == Status::Fail),
         FailOn::Warning => outcomes
             .iter()
             .any(|o| matches!(o.status, Status::Fail | Status::NotChecked | Status::Warn)),
         FailOn::Never => false,
-    })
+    };
+    match options.format {
+        Format::Text => print!("{}", crate::preflight::render(&outcomes, snapshot.len())),
+        Format::Json => println!(
+            "{}",
+            output::Output {
+                checklist: outcomes,
+                findings: reports,
+                summary,
+            }
+            .to_json()?
+        ),
+        Format::Sarif | Format::Junit => {
+            anyhow::bail!("the checklist is printed as text or json")
+        }
+    }
+    Ok(failed)
 }

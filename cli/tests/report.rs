@@ -81,6 +81,66 @@ fn several_inputs_and_standard_input_make_one_report() {
     );
 }
 
+/// What `check --format json` prints, read back by `report`: one finding per
+/// finding of check, each with its rule id (the modules in dist/, built by
+/// `make dist`).
+#[test]
+fn the_json_of_check_is_read_back_finding_for_finding() {
+    let check = common::command(&[
+        "check",
+        "--format",
+        "json",
+        "--old",
+        "examples/before",
+        "examples/after",
+    ])
+    .output()
+    .unwrap();
+    let stdout = String::from_utf8(check.stdout).unwrap();
+    assert_eq!(
+        check.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+    let checked: Value = serde_json::from_str(&stdout).unwrap();
+    let read: Value = serde_json::from_str(&report(&["-", "--format", "json"], &stdout)).unwrap();
+    let summary = &checked["summary"];
+    assert_eq!(
+        read["totals"]["byResult"],
+        serde_json::json!({"fail": summary["violations"], "warn": summary["warnings"]})
+    );
+    let key = |policy: &Value, rule: &str, field: &Value, message: &Value| {
+        format!("{policy} {rule} {field} {message}")
+    };
+    let mut expected: Vec<String> = checked["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let rule = f["rule"].as_str().unwrap();
+            let (_, rule) = rule.split_once('/').unwrap();
+            key(&f["policy"], rule, &f["field"], &f["message"])
+        })
+        .collect();
+    let mut found: Vec<String> = read["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            key(
+                &f["policy"],
+                f["rule"].as_str().unwrap(),
+                &f["field"],
+                &f["message"],
+            )
+        })
+        .collect();
+    expected.sort();
+    found.sort();
+    assert!(!expected.is_empty());
+    assert_eq!(found, expected);
+}
 #[test]
 fn since_marks_new_resolved_and_open() {
     let diff = json(&[
@@ -125,7 +185,7 @@ fn markdown_has_the_totals_and_a_linked_row_per_finding() {
          | Kubernetes tenant-root/dev | `spec.oidc.customConfig` | set exactly one of `config` (inline) or `secretRef.name` |  |\n"
     ), "{md}");
     assert!(
-        md.contains("| warn | medium | [chart-render/unknown]"),
+        md.contains("| warn | medium | [chart-render/external-without-tls](https://github.com/cozystack/cozystack-policies/blob/main/policies/chart-render/README.md#rule-external-without-tls)"),
         "{md}"
     );
     assert_eq!(

@@ -1,6 +1,5 @@
-//! The JSON `cozystack-policies check --json` prints (`check::Report`, one
-//! object per finding). Kept apart so a change of that output touches only
-//! this reader.
+//! Findings from the JSON `cozystack-policies check --format json` prints,
+//! read through the type that writes it (`check::output::Output`).
 
 use anyhow::{Context as _, Result};
 use serde::Deserialize;
@@ -8,67 +7,57 @@ use serde_json::Value;
 
 use super::finding::{self, Context, Finding, Object, Outcome};
 use super::message;
+use crate::check::output::Output;
+use crate::check::{Report, Severity};
+use crate::preflight;
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct CheckFinding {
-    policy: String,
-    severity: String,
-    #[serde(default)]
-    api_version: String,
-    #[serde(default)]
-    kind: String,
-    #[serde(default)]
-    namespace: String,
-    #[serde(default)]
-    name: String,
-    #[serde(default)]
-    field: String,
-    #[serde(default)]
-    message: String,
+/// Whether a JSON object is `check`'s output.
+pub fn is_check_output(map: &serde_json::Map<String, Value>) -> bool {
+    Output::is_output(map)
 }
 
-/// Whether a JSON list is `check` output: objects with a policy and a
-/// `violation`/`warning` severity.
-pub fn is_check_output(items: &[Value]) -> bool {
-    items.first().is_some_and(|first| {
-        first.get("policy").is_some_and(Value::is_string)
-            && matches!(
-                first.get("severity").and_then(Value::as_str),
-                Some("violation" | "warning")
-            )
-    })
-}
-
-pub fn read(items: &[Value], out: &mut Vec<Finding>) -> Result<()> {
-    for (index, item) in items.iter().enumerate() {
-        let check = CheckFinding::deserialize(item)
-            .with_context(|| format!("check output, finding {index}"))?;
-        let result = if check.severity == "warning" {
-            Outcome::Warn
-        } else {
-            Outcome::Fail
-        };
-        let context = Context {
-            deployed_as: check.policy.clone(),
-            result,
-            severity: String::new(),
-            category: String::new(),
-            object: Object {
-                api_version: check.api_version,
-                kind: check.kind,
-                namespace: check.namespace,
-                name: check.name,
-            },
-        };
-        // `check` splits the path off itself; the line is rebuilt so the
-        // tag in front of it, if any, is read the same way as in a report.
-        let line = if check.field.is_empty() || message::parse(&check.message).tag.is_some() {
-            check.message
-        } else {
-            format!("{}: {}", check.field, check.message)
-        };
-        finding::from_message(&context, &line, out);
+/// The findings and the checklist of one `check` output.
+pub fn read(value: &Value) -> Result<(Vec<Finding>, Vec<preflight::Outcome>)> {
+    let output = Output::deserialize(value).context("reading the JSON of `check`")?;
+    let mut findings = Vec::new();
+    for report in output.findings {
+        add(report, &mut findings);
     }
-    Ok(())
+    Ok((findings, output.checklist))
+}
+
+fn add(report: Report, out: &mut Vec<Finding>) {
+    let context = Context {
+        deployed_as: report.policy.clone(),
+        result: match report.severity {
+            Severity::Violation => Outcome::Fail,
+            Severity::Warning => Outcome::Warn,
+        },
+        severity: String::new(),
+        category: String::new(),
+        object: Object {
+            api_version: report.api_version,
+            kind: report.kind,
+            namespace: report.namespace,
+            name: report.name,
+        },
+    };
+    // `check` splits the rule and the path off the message; the line is
+    // rebuilt as the policy wrote it, so it is read as a report's is.
+    let line = if message::parse(&report.message).tag.is_some() {
+        report.message
+    } else {
+        let tag = if report.rule.contains('/') {
+            format!("[{}] ", report.rule)
+        } else {
+            String::new()
+        };
+        let field = if report.field.is_empty() {
+            String::new()
+        } else {
+            format!("{}: ", report.field)
+        };
+        format!("{tag}{field}{}", report.message)
+    };
+    finding::from_message(&context, &line, out);
 }

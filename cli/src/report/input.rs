@@ -6,8 +6,6 @@ use anyhow::{Context as _, Result, bail};
 use reading::yaml::{self, Limit};
 use serde_json::Value;
 
-use serde::Deserialize;
-
 use super::finding::Finding;
 use super::{check_json, output, policy_report};
 use crate::preflight::Outcome;
@@ -47,7 +45,6 @@ fn walk(value: &Value, input: &mut Input) -> Result<()> {
     let out = &mut input.findings;
     match value {
         Value::Null => Ok(()),
-        Value::Array(items) if check_json::is_check_output(items) => check_json::read(items, out),
         Value::Array(items) => items.iter().try_for_each(|item| walk(item, input)),
         Value::Object(map) => {
             let field = |key| map.get(key).and_then(Value::as_str).unwrap_or_default();
@@ -59,18 +56,11 @@ fn walk(value: &Value, input: &mut Input) -> Result<()> {
                 out.extend(findings);
                 input.checklist.extend(checklist);
                 Ok(())
-            } else if kind.is_empty()
-                && let Some(Value::Array(findings)) = map.get("findings")
-            {
-                // `check --json` and `preflight --format json`.
-                if !findings.is_empty() {
-                    check_json::read(findings, out)?;
-                }
-                if let Some(checklist) = map.get("checklist") {
-                    input.checklist.extend(
-                        Vec::<Outcome>::deserialize(checklist).context("reading the checklist")?,
-                    );
-                }
+            } else if check_json::is_check_output(map) {
+                // `check --format json` and `preflight --format json`.
+                let (findings, checklist) = check_json::read(value)?;
+                out.extend(findings);
+                input.checklist.extend(checklist);
                 Ok(())
             } else if let Some(items) = map.get("items").filter(|_| kind.ends_with("List")) {
                 walk(items, input)
@@ -235,21 +225,21 @@ mod tests {
     }
 
     #[test]
-    fn check_output_keeps_its_fields_and_reads_tags() {
+    fn check_output_keeps_its_fields_and_rules() {
         let found = read(CHECK, "test").unwrap();
         let all: Vec<_> = found.iter().map(summary).collect();
         assert_eq!(
             all,
             [
                 (
-                    "no-delete/unknown".into(),
+                    "no-delete/protected-delete".into(),
                     "fail",
                     "high",
                     "ConfigMap cozy-system/cozystack-version".into(),
                     "metadata.labels[\"platform.cozystack.io/no-delete\"]"
                 ),
                 (
-                    "chart-render/unknown".into(),
+                    "chart-render/external-without-tls".into(),
                     "warn",
                     "medium",
                     "Kafka tenant-dev/events".into(),

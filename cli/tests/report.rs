@@ -214,11 +214,11 @@ fn markdown_shows_the_change_column_with_since() {
         "{md}"
     );
     assert!(
-        md.contains("| new | fail | medium | [oidc-config/unknown]"),
+        md.contains("| new | fail | medium | [oidc-config/user-role]"),
         "{md}"
     );
     assert!(
-        md.contains("| resolved | fail | medium | [securitygroup-validity/unknown]"),
+        md.contains("| resolved | fail | medium | [securitygroup-validity/duplicate-attachment]"),
         "{md}"
     );
 }
@@ -230,9 +230,10 @@ fn csv_has_a_header_and_one_quoted_row_per_finding() {
     assert_eq!(lines.len(), 1 + 6, "{csv}");
     assert!(lines[0].starts_with("change,result,severity,category,policy,rule,"));
     assert!(lines.contains(
-        &",fail,medium,Authentication,oidc-config,unknown,oidc-config,tenant-root,apps.cozystack.io/v1alpha1,Kubernetes,dev,\
-          spec.oidc.users[0].role,\"\"\"edit\"\" is not one of the allowed values admin, view; the chart's schema rejects it\",,\
-          https://github.com/cozystack/cozystack-policies/blob/main/policies/oidc-config/README.md"
+        &",fail,medium,Authentication,oidc-config,user-role,oidc-config,tenant-root,apps.cozystack.io/v1alpha1,Kubernetes,dev,\
+          spec.oidc.users[0].role,\"\"\"edit\"\" is not one of the allowed values admin, view; the chart's schema rejects it \
+          (admin binds ClusterRole cluster-admin, view binds ClusterRole view).\",,\
+          https://github.com/cozystack/cozystack-policies/blob/main/policies/oidc-config/README.md#rule-user-role"
     ), "{csv}");
 }
 

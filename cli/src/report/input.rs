@@ -110,42 +110,42 @@ mod tests {
             ours,
             [
                 (
-                    "oidc-config/unknown".into(),
+                    "oidc-config/custom-config-exclusive".into(),
                     "fail",
                     "medium",
                     "Kubernetes tenant-root/dev".into(),
                     "spec.oidc.customConfig"
                 ),
                 (
-                    "oidc-config/unknown".into(),
+                    "oidc-config/user-role".into(),
                     "fail",
                     "medium",
                     "Kubernetes tenant-root/dev".into(),
                     "spec.oidc.users[0].role"
                 ),
                 (
-                    "chart-render/unknown".into(),
+                    "chart-render/removed-version".into(),
                     "fail",
                     "info",
                     "Kubernetes tenant-root/dev".into(),
                     "spec.version"
                 ),
                 (
-                    "chart-render/unknown".into(),
+                    "chart-render/fixed-name".into(),
                     "fail",
                     "info",
-                    "Postgres tenant-dev/db".into(),
+                    "Etcd tenant-dev/db".into(),
                     "metadata.name"
                 ),
                 (
-                    "no-delete/unknown".into(),
+                    "no-delete/protected-delete".into(),
                     "fail",
                     "high",
                     "Pod tenant-dev/debug".into(),
-                    ""
+                    "metadata.labels[\"platform.cozystack.io/no-delete\"]"
                 ),
                 (
-                    "upgrade-readiness/unknown".into(),
+                    "upgrade-readiness/installer-keep-pin".into(),
                     "fail",
                     "info",
                     "Namespace cozy-system".into(),
@@ -168,7 +168,10 @@ mod tests {
         let found = read(POLICY_REPORTS, "test").unwrap();
         let guard = found.iter().find(|f| f.policy == "no-delete").unwrap();
         assert_eq!(guard.deployed_as, "no-delete");
-        assert_eq!(guard.fix, "remove the label");
+        assert_eq!(
+            guard.fix,
+            "kubectl label pods debug --namespace tenant-dev platform.cozystack.io/no-delete-"
+        );
     }
 
     #[test]
@@ -182,6 +185,11 @@ mod tests {
         let found = read(text, "test").unwrap();
         let names: Vec<_> = found.iter().map(|f| (f.policy.as_str(), f.ours)).collect();
         assert_eq!(names, [("no-delete", true), ("oidc-config", true)]);
+        assert_eq!(
+            found[1].rule_id(),
+            "oidc-config/unknown",
+            "a message of a bundle before rule ids"
+        );
         assert_eq!(
             found[1].category, "Authentication",
             "from our metadata when the report has none"
@@ -210,7 +218,7 @@ mod tests {
                 ),
                 ("require-labels".into(), "require-labels", false),
                 (
-                    "upgrade-readiness/resource-policy-keep".into(),
+                    "upgrade-readiness/installer-keep-pin".into(),
                     "cozy-upgrade",
                     true
                 ),

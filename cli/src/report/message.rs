@@ -56,8 +56,9 @@ const FIX_VERBS: &[&str] = &[
 ];
 
 /// The advice in a message: the first clause (after `: `, `; `, ` — ` or a
-/// sentence end) that starts with an imperative, up to the end of its
-/// sentence, without the `(deny: setting)` note; empty when there is none.
+/// sentence end) that starts with an imperative or is a `kubectl` command to
+/// run, up to the end of its sentence, without the `(deny: setting)` note;
+/// empty when there is none.
 pub fn fix(text: &str) -> String {
     let starts = std::iter::once(0).chain(
         [": ", "; ", " — ", ". "]
@@ -75,7 +76,7 @@ pub fn fix(text: &str) -> String {
             .take_while(char::is_ascii_alphabetic)
             .collect::<String>()
             .to_ascii_lowercase();
-        if FIX_VERBS.contains(&word.as_str()) {
+        if FIX_VERBS.contains(&word.as_str()) || word == "kubectl" {
             return tidy(clause);
         }
     }
@@ -158,6 +159,12 @@ mod tests {
                 "not checked: it fails; set platformOidcEnabled in the policy settings. Package x: denied"
             ),
             "set platformOidcEnabled in the policy settings"
+        );
+        assert_eq!(
+            fix(
+                "Deletion blocked. To delete it, first lift the protection: kubectl label pods debug platform.cozystack.io/no-delete-"
+            ),
+            "kubectl label pods debug platform.cozystack.io/no-delete-"
         );
         assert_eq!(fix("the name of the release MUST BE etcd"), "");
         assert_eq!(fix("settings are unset"), "");

@@ -81,7 +81,7 @@ mod tests {
         assert_eq!(
             gone,
             [(
-                "securitygroup-validity/unknown".to_owned(),
+                "securitygroup-validity/duplicate-attachment".to_owned(),
                 "SecurityGroup tenant-dev/web".to_owned(),
                 Some(Status::Resolved)
             )]

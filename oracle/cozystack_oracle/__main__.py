@@ -54,6 +54,9 @@ def main(argv: list[str]) -> int:
     run.add_argument("--exceptions", type=Path, default=HERE / "exceptions.yaml")
     run.add_argument("--report", type=Path, default=ROOT / "target" / "oracle" / "report.json")
     run.add_argument("--workers", type=int, default=0)
+    run.add_argument("--bundle", type=Path, default=ROOT,
+                     help="the tree whose dist/ and deploy/ are judged (default this one): an older "
+                          "commit's worktree measures the bundle before a change on the same samples")
     args = parser.parse_args(argv)
     if args.command == "render":
         with tempfile.TemporaryDirectory(prefix="oracle-") as work:
@@ -82,7 +85,7 @@ def main(argv: list[str]) -> int:
         return 0
     with tempfile.TemporaryDirectory(prefix="oracle-") as work:
         return suite.run(
-            data=args.data, root=ROOT, cli=args.cli, seed=args.seed, per_kind=args.per_kind,
+            data=args.data, root=ROOT, bundle=args.bundle, cli=args.cli, seed=args.seed, per_kind=args.per_kind,
             versions=args.releases or ["v1.6.2", "v1.5.4"], exceptions=args.exceptions,
             report=args.report, workdir=Path(work), workers=args.workers,
         )

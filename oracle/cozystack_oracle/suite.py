@@ -123,6 +123,7 @@ def _chart_defaults(release: Release) -> dict[str, dict]:
 def run(
     data: Path,
     root: Path,
+    bundle: Path,
     cli: Path,
     seed: int,
     per_kind: int,
@@ -132,6 +133,10 @@ def run(
     workdir: Path,
     workers: int,
 ) -> int:
+    """Renders samples of every kind of ``versions`` with Helm and judges them
+    with the bundle of ``bundle``: its ``dist/`` and ``deploy/``. The
+    samples come from ``root``'s cases, so an older bundle is measured on
+    the same objects as this one."""
     started = time.monotonic()
     platform = Release.at(data, "v1.6.2")
     accepted = load_exceptions(exceptions)
@@ -151,8 +156,8 @@ def run(
     verdicts: dict[str, Verdict] = {}
     for version in versions:
         mine = [s for s in everything if s.release == version]
-        settings = {} if version == platform.version else {p: {"cozystackVersion": version} for p in _versioned(root)}
-        verdicts.update(judge(cli, root, mine, settings))
+        settings = {} if version == platform.version else {p: {"cozystackVersion": version} for p in _versioned(bundle)}
+        verdicts.update(judge(cli, bundle, mine, settings))
 
     judged = [Judged(s, outcomes[i], verdicts[s.id]) for i, s in enumerate(everything)]
     for item in judged:

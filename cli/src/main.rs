@@ -39,6 +39,11 @@ struct Cli {
     command: Command,
 }
 
+/// What `--help` lists is what a user runs: check, preflight,
+/// snapshot-command, report and push. The commands only the team runs
+/// (building dist/, the benchmarks, the generated files, the kwctl suite's
+/// helpers) are hidden from it and still run; the README's "Development"
+/// section names them.
 #[derive(Subcommand)]
 enum Command {
     /// Evaluate the whole bundle against Kubernetes manifests and print every
@@ -133,6 +138,7 @@ enum Command {
     /// policies, or, untagged, when the deployed policy has one of our names.
     Report(report::Args),
     /// Annotate cargo's wasm artifacts into dist/<policy>.wasm.
+    #[command(hide = true)]
     Dist {
         /// Where cargo wrote the wasm artifacts.
         #[arg(long, default_value = "target/wasm32-wasip1/policy")]
@@ -143,6 +149,7 @@ enum Command {
         policies: Vec<String>,
     },
     /// Median evaluation time of each module next to the accept-all floor.
+    #[command(hide = true)]
     Bench {
         #[arg(long, default_value_t = 2000)]
         rounds: usize,
@@ -168,6 +175,7 @@ enum Command {
     /// Throughput and latency through Kubewarden's own policy-server, each
     /// policy next to the accept-all floor and the reading floor, under load
     /// from `hey`.
+    #[command(hide = true)]
     BenchServer {
         /// Seconds of load per module and round.
         #[arg(long, default_value_t = 2.5)]
@@ -243,6 +251,7 @@ enum Command {
     },
     /// Write the ArtifactHub package of each policy (artifacthub-pkg.yml and
     /// README.md under artifacthub/<policy>/), generated from its metadata.
+    #[command(hide = true)]
     Artifacthub {
         #[arg(long, default_value = "artifacthub")]
         out: PathBuf,
@@ -253,6 +262,7 @@ enum Command {
     /// Write the chart's files that follow from the policies
     /// (charts/cozystack-policies/files/policies.yaml from each metadata.yml,
     /// values.schema.json from each settings type).
+    #[command(hide = true)]
     Chart {
         /// Write nothing; exit 1 when a committed file differs.
         #[arg(long)]
@@ -261,8 +271,10 @@ enum Command {
     /// Print a starting ClusterAdmissionPolicy for a policy (from its
     /// metadata), the shape of its template in
     /// charts/cozystack-policies/templates/policies/<policy>.yaml.
+    #[command(hide = true)]
     ScaffoldDeploy { policy: String },
     /// Split a case file into the files `kwctl run` takes (for e2e/kwctl.bats).
+    #[command(hide = true)]
     CaseFiles {
         case: PathBuf,
         out: PathBuf,
@@ -273,6 +285,7 @@ enum Command {
     /// Evaluate one request with one module through the host, with the flags
     /// and output of `kwctl run` (e2e/kwctl.bats uses it to check itself
     /// where kwctl is not installed).
+    #[command(hide = true)]
     Run {
         /// The annotated module.
         module: PathBuf,

@@ -354,7 +354,7 @@ fn standard_input_with_several_documents_and_lists() {
 /// serde-saphyr's default budget of 1,024, which refused the stream once.
 #[test]
 fn a_stream_of_thousands_of_documents_is_read_to_its_end() {
-    const CONFIG_MAPS: usize = 2_000;
+    const CONFIG_MAPS: i64 = 2_000;
     let mut stream: String = (0..CONFIG_MAPS)
         .map(|i| {
             format!(
@@ -370,7 +370,7 @@ fn a_stream_of_thousands_of_documents_is_read_to_its_end() {
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(found[0]["name"], "last");
     // Six lines per ConfigMap; the preset is line 7 of the last document.
-    assert_eq!(at(&found[0]), (6 * CONFIG_MAPS as i64 + 7, 3));
+    assert_eq!(at(&found[0]), (6 * CONFIG_MAPS + 7, 3));
 }
 
 #[test]

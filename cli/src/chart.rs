@@ -141,7 +141,7 @@ fn chart_policy(policy: &PolicyDir) -> Result<ChartPolicy> {
                 .map_or("", |(group, _)| group);
             Read {
                 api_group: group.to_owned(),
-                resource: crate::manifests::plural(group, &resource.kind),
+                resource: shared::catalogue::plural(group, &resource.kind),
                 names: Vec::new(),
             }
         })

@@ -16,7 +16,7 @@ use bundle::{AdmissionRequest, Operation};
 use rayon::prelude::*;
 use serde_json::{Value, json};
 use shared::FieldPath;
-use shared::catalogue::{APPS_GROUP, app_kind};
+use shared::catalogue;
 use shared::field::Segment;
 
 use crate::check::positions::{self, Position};
@@ -92,30 +92,6 @@ impl ObjectKey {
         } else {
             format!("{}/{}", self.group, self.version)
         }
-    }
-}
-
-/// The plural resource name the apiserver serves a kind under.
-pub fn plural(group: &str, kind: &str) -> String {
-    if group == APPS_GROUP
-        && let Some(app) = app_kind(kind)
-    {
-        return app.plural.to_owned();
-    }
-    let lower = kind.to_lowercase();
-    if lower.ends_with('s')
-        || lower.ends_with('x')
-        || lower.ends_with("ch")
-        || lower.ends_with("sh")
-    {
-        format!("{lower}es")
-    } else if let Some(stem) = lower
-        .strip_suffix('y')
-        .filter(|s| !s.ends_with(['a', 'e', 'i', 'o', 'u']))
-    {
-        format!("{stem}ies")
-    } else {
-        format!("{lower}s")
     }
 }
 
@@ -401,7 +377,7 @@ fn request(
     old: Option<&Value>,
 ) -> Result<AdmissionRequest> {
     let kind = json!({"group": key.group, "version": key.version, "kind": key.kind});
-    let resource = json!({"group": key.group, "version": key.version, "resource": plural(&key.group, &key.kind)});
+    let resource = json!({"group": key.group, "version": key.version, "resource": catalogue::plural(&key.group, &key.kind)});
     let mut body = json!({
         "uid": format!("offline-{}-{}-{}", operation.to_string().to_lowercase(), key.namespace, key.name),
         "kind": kind,
@@ -481,18 +457,6 @@ mod tests {
             prefix: Vec::new(),
             unresolved: Vec::new(),
         }
-    }
-
-    #[test]
-    fn plurals_follow_the_platform_and_english() {
-        assert_eq!(plural("apps.cozystack.io", "Kubernetes"), "kuberneteses");
-        assert_eq!(plural("", "ConfigMap"), "configmaps");
-        assert_eq!(plural("networking.k8s.io", "Ingress"), "ingresses");
-        assert_eq!(plural("", "Policy"), "policies");
-        assert_eq!(
-            plural("sdn.cozystack.io", "SecurityGroup"),
-            "securitygroups"
-        );
     }
 
     #[test]

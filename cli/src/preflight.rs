@@ -264,7 +264,7 @@ pub fn render_checks(outcomes: &[Outcome]) -> String {
 /// A resource as kubectl names it unambiguously: `configmaps`,
 /// `etcdclusters.etcd.aenix.io`.
 fn resource(group: &str, kind: &str) -> String {
-    let plural = manifests::plural(group, kind);
+    let plural = shared::catalogue::plural(group, kind);
     if group.is_empty() {
         plural
     } else {

@@ -63,7 +63,7 @@ fn fill_from(request: &mut Map<String, Value>, subject: &Value) {
             .entry("kind")
             .or_insert_with(|| json!({"group": group, "version": version, "kind": kind}));
         request.entry("resource").or_insert_with(
-            || json!({"group": group, "version": version, "resource": plural(kind)}),
+            || json!({"group": group, "version": version, "resource": shared::catalogue::plural(group, kind)}),
         );
     }
     for (field, pointer) in [
@@ -73,22 +73,6 @@ fn fill_from(request: &mut Map<String, Value>, subject: &Value) {
         if let Some(value) = text(pointer) {
             request.entry(field).or_insert_with(|| json!(value));
         }
-    }
-}
-
-/// The resource name of `kind` as Kubernetes' generators derive it
-/// (lower case, `-ies` after a consonant and `y`, `-es` after `s`), which
-/// is what the API server sends for the kinds these policies judge.
-fn plural(kind: &str) -> String {
-    let lower = kind.to_lowercase();
-    if let Some(stem) = lower.strip_suffix('y')
-        && !stem.ends_with(['a', 'e', 'i', 'o', 'u'])
-    {
-        format!("{stem}ies")
-    } else if lower.ends_with('s') {
-        format!("{lower}es")
-    } else {
-        format!("{lower}s")
     }
 }
 
@@ -138,10 +122,10 @@ mod tests {
     }
 
     #[test]
-    fn plurals_follow_the_generators() {
-        assert_eq!(plural("Policy"), "policies");
-        assert_eq!(plural("Gateway"), "gateways");
-        assert_eq!(plural("Kubernetes"), "kuberneteses");
-        assert_eq!(plural("SecurityGroup"), "securitygroups");
+    fn an_application_is_served_under_its_definitions_plural() {
+        let object = json!({"apiVersion": "apps.cozystack.io/v1alpha1", "kind": "ExternalDNS",
+            "metadata": {"name": "dns", "namespace": "tenant-root"}});
+        let request = build("CREATE", None, Some(object), None).unwrap();
+        assert_eq!(request["resource"]["resource"], "externaldns");
     }
 }

@@ -115,9 +115,52 @@ pub fn app_kind_by_plural(plural: &str) -> Option<&'static AppKind> {
     APP_KINDS.iter().find(|a| a.plural == plural)
 }
 
+/// The resource name the API server serves `kind` of `group` under, which
+/// it sends in an admission request's `resource`: an application's plural
+/// from its ApplicationDefinition (`externaldns`, `kuberneteses`), else the
+/// lower-cased kind in English plural, as Kubernetes' generators derive it
+/// for the built-in kinds (`ingresses`, `policies`). Used where a request is
+/// built from a manifest (`check`, the playground).
+pub fn plural(group: &str, kind: &str) -> String {
+    if group == APPS_GROUP
+        && let Some(app) = app_kind(kind)
+    {
+        return app.plural.to_owned();
+    }
+    let lower = kind.to_lowercase();
+    if lower.ends_with('s')
+        || lower.ends_with('x')
+        || lower.ends_with("ch")
+        || lower.ends_with("sh")
+    {
+        format!("{lower}es")
+    } else if let Some(stem) = lower
+        .strip_suffix('y')
+        .filter(|s| !s.ends_with(['a', 'e', 'i', 'o', 'u']))
+    {
+        format!("{stem}ies")
+    } else {
+        format!("{lower}s")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plurals_follow_the_platform_and_english() {
+        assert_eq!(plural(APPS_GROUP, "Kubernetes"), "kuberneteses");
+        assert_eq!(plural(APPS_GROUP, "ExternalDNS"), "externaldns");
+        assert_eq!(plural("", "ConfigMap"), "configmaps");
+        assert_eq!(plural("networking.k8s.io", "Ingress"), "ingresses");
+        assert_eq!(plural("", "Policy"), "policies");
+        assert_eq!(plural("", "Gateway"), "gateways");
+        assert_eq!(
+            plural("sdn.cozystack.io", "SecurityGroup"),
+            "securitygroups"
+        );
+    }
 
     #[test]
     fn thirty_kinds_with_unique_names_and_plurals() {

@@ -82,14 +82,7 @@ fn at(finding: &Value) -> (i64, i64) {
 
 #[test]
 fn the_example_change_shows_each_rule_and_fails() {
-    let (code, found) = findings(&[
-        "check",
-        "--format",
-        "json",
-        "--old",
-        "examples/before",
-        "examples/after",
-    ]);
+    let (code, found) = findings(common::CHECK_THE_EXAMPLE_CHANGE);
     assert_eq!(code, 1, "violations exit 1");
     assert!(has(
         &found,

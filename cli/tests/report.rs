@@ -86,16 +86,9 @@ fn several_inputs_and_standard_input_make_one_report() {
 /// `make dist`).
 #[test]
 fn the_json_of_check_is_read_back_finding_for_finding() {
-    let check = common::command(&[
-        "check",
-        "--format",
-        "json",
-        "--old",
-        "examples/before",
-        "examples/after",
-    ])
-    .output()
-    .unwrap();
+    let check = common::command(common::CHECK_THE_EXAMPLE_CHANGE)
+        .output()
+        .unwrap();
     let stdout = String::from_utf8(check.stdout).unwrap();
     assert_eq!(
         check.status.code(),

@@ -11,11 +11,6 @@ use crate::check::output::Output;
 use crate::check::{Report, Severity};
 use crate::preflight;
 
-/// Whether a JSON object is `check`'s output.
-pub fn is_check_output(map: &serde_json::Map<String, Value>) -> bool {
-    Output::is_output(map)
-}
-
 /// The findings and the checklist of one `check` output.
 pub fn read(value: &Value) -> Result<(Vec<Finding>, Vec<preflight::Outcome>)> {
     let output = Output::deserialize(value).context("reading the JSON of `check`")?;

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::finding::Finding;
 use super::{check_json, output, policy_report};
+use crate::check::output::Output;
 use crate::preflight::Outcome;
 
 /// What one input holds: findings, ours or not, and the upgrade checklist
@@ -56,7 +57,7 @@ fn walk(value: &Value, input: &mut Input) -> Result<()> {
                 out.extend(findings);
                 input.checklist.extend(checklist);
                 Ok(())
-            } else if check_json::is_check_output(map) {
+            } else if Output::is_output(map) {
                 // `check --format json` and `preflight --format json`.
                 let (findings, checklist) = check_json::read(value)?;
                 out.extend(findings);

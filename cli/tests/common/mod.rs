@@ -1,6 +1,9 @@
 //! Running the CLI from the tests: from the repository root, as a CI job in
 //! a checkout runs it, so files are named relative to the root.
 
+// Each test binary includes this module and uses only part of it.
+#![allow(dead_code)]
+
 use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -42,3 +45,14 @@ pub fn run_with_stdin(args: &[&str], input: &str) -> Output {
         .unwrap();
     child.wait_with_output().unwrap()
 }
+
+/// `check` over the README's example change, in JSON: what the main job
+/// prints, and what `report` reads back.
+pub const CHECK_THE_EXAMPLE_CHANGE: &[&str] = &[
+    "check",
+    "--format",
+    "json",
+    "--old",
+    "examples/before",
+    "examples/after",
+];

@@ -5,7 +5,6 @@ mod baseline;
 pub mod git;
 mod junit;
 pub mod output;
-pub mod positions;
 mod rule;
 mod sarif;
 mod text;
@@ -52,8 +51,8 @@ pub struct Report {
     pub file: PathBuf,
     /// Line and column (from 1) of the field, or of the object when the
     /// field is not written in the file.
-    pub line: usize,
-    pub column: usize,
+    pub line: u64,
+    pub column: u64,
     /// The offending field, empty when the finding is about the object.
     pub field: String,
     pub message: String,

@@ -14,12 +14,12 @@ use std::sync::Arc;
 use anyhow::{Context, Result, bail};
 use bundle::{AdmissionRequest, Operation};
 use rayon::prelude::*;
+use reading::positions::{Place, Tree};
 use serde_json::{Value, json};
 use shared::FieldPath;
 use shared::catalogue;
 use shared::field::Segment;
 
-use crate::check::positions::{self, Position};
 use crate::check::vars::{self, Vars};
 
 /// An object read from a manifest file.
@@ -28,7 +28,7 @@ pub struct Manifest {
     pub file: PathBuf,
     pub object: Value,
     /// Positions of the document the object is in.
-    pub positions: Arc<positions::Document>,
+    pub positions: Option<Arc<Tree>>,
     /// Where the object is in its document (`items[3]` of a `List`).
     pub prefix: Vec<Segment>,
     /// Fields that still hold a `${VAR}` placeholder, with the variables.
@@ -38,11 +38,20 @@ pub struct Manifest {
 impl Manifest {
     /// Where `field` (a path in the object) is written, or the closest
     /// written field above it.
-    pub fn locate(&self, field: &FieldPath) -> Position {
-        let mut path = self.prefix.clone();
-        path.extend(field.segments().into_iter().cloned());
-        self.positions.locate(&path)
+    pub fn locate(&self, field: &FieldPath) -> Place {
+        let path = self.prefix.iter().chain(field.segments());
+        locate(self.positions.as_deref(), path)
     }
+}
+
+/// Where `path` is in a document's tree: the deepest field of it that is
+/// written, else where the document starts; the top of the file when the
+/// document has no tree.
+fn locate<'a>(tree: Option<&Tree>, path: impl IntoIterator<Item = &'a Segment>) -> Place {
+    tree.map_or(Place::TOP, |tree| {
+        tree.locate(path)
+            .map_or_else(|| tree.root(), |located| located.place)
+    })
 }
 
 /// What identifies an object in a cluster.
@@ -196,7 +205,7 @@ pub fn load(sources: Vec<Source>, reading: Reading<'_>) -> Result<Loaded> {
 }
 
 /// Documents with their positions.
-type Documents = (Vec<Value>, Vec<Arc<positions::Document>>);
+type Documents = (Vec<Value>, Vec<Option<Arc<Tree>>>);
 
 /// A source's documents as written and, when it has `${` placeholders and
 /// substituting keeps its documents, as Flux would apply them.
@@ -206,18 +215,17 @@ struct Parsed {
 }
 
 /// The documents of a text and their positions; documents whose positions
-/// cannot be matched point at the top of the file.
+/// cannot be read point at the top of the file.
 fn documents(text: &str) -> Result<Documents> {
     let values: Vec<Value> = yaml::documents(text, Limit::Manifests)?;
-    let mut found = positions::index(text);
-    if found.len() != values.len() {
-        found = Vec::new();
-    }
-    let top = positions::Document::at(Position { line: 1, column: 1 });
-    let found = (0..values.len())
-        .map(|i| Arc::new(found.get(i).cloned().unwrap_or_else(|| top.clone())))
-        .collect();
-    Ok((values, found))
+    let mut trees = Tree::documents(text, Limit::Manifests)
+        .ok()
+        .filter(|trees| trees.len() == values.len())
+        .unwrap_or_default()
+        .into_iter()
+        .map(Arc::new);
+    let trees = values.iter().map(|_| trees.next()).collect();
+    Ok((values, trees))
 }
 
 fn parse(text: &str, vars: &Vars) -> Result<Parsed> {
@@ -254,28 +262,26 @@ fn load_source(
             ),
             _ => (before, original_positions.get(index)),
         };
-        let document = document
-            .cloned()
-            .unwrap_or_else(|| Arc::new(positions::Document::at(Position { line: 1, column: 1 })));
-        let place = Place {
+        let document = document.cloned().flatten();
+        let origin = Origin {
             file: &source.file,
             document,
             substitute,
         };
-        unpack(&place, reading, Vec::new(), object, before, loaded)?;
+        unpack(&origin, reading, Vec::new(), object, before, loaded)?;
     }
     Ok(())
 }
 
 /// Where the documents being unpacked come from.
-struct Place<'a> {
+struct Origin<'a> {
     file: &'a Path,
-    document: Arc<positions::Document>,
+    document: Option<Arc<Tree>>,
     substitute: bool,
 }
 
 fn unpack(
-    place: &Place<'_>,
+    origin: &Origin<'_>,
     reading: Reading<'_>,
     prefix: Vec<Segment>,
     object: &Value,
@@ -283,14 +289,14 @@ fn unpack(
     loaded: &mut Loaded,
 ) -> Result<()> {
     let text = |key: &str| object.get(key).and_then(Value::as_str);
-    let start = place.document.locate(&prefix);
+    let start = locate(origin.document.as_deref(), &prefix);
     match object {
         Value::Null => Ok(()),
         Value::Object(map) if map.is_empty() => Ok(()),
         _ if text("apiVersion").is_none() || text("kind").is_none() => {
             let notice = format!(
                 "{}:{}:{}: not a Kubernetes object (no apiVersion and kind)",
-                place.file.display(),
+                origin.file.display(),
                 start.line,
                 start.column
             );
@@ -307,20 +313,20 @@ fn unpack(
                 let mut path = prefix.clone();
                 path.extend([Segment::Key("items".into()), Segment::Index(i)]);
                 let old = old_items.and_then(|o| o.get(i)).unwrap_or(item);
-                unpack(place, reading, path, item, old, loaded)?;
+                unpack(origin, reading, path, item, old, loaded)?;
             }
             Ok(())
         }
         Value::Object(_) if ObjectKey::of(object).is_some() => {
-            let unresolved = if place.substitute {
+            let unresolved = if origin.substitute {
                 vars::unresolved_fields(reading.vars, before)
             } else {
                 Vec::new()
             };
             loaded.manifests.push(Manifest {
-                file: place.file.to_owned(),
+                file: origin.file.to_owned(),
                 object: object.clone(),
-                positions: place.document.clone(),
+                positions: origin.document.clone(),
                 prefix,
                 unresolved,
             });
@@ -328,7 +334,7 @@ fn unpack(
         }
         _ => bail!(
             "{}:{}:{}: a {} without metadata.name is not a Kubernetes object one can apply",
-            place.file.display(),
+            origin.file.display(),
             start.line,
             start.column,
             text("kind").unwrap_or_default()
@@ -453,7 +459,7 @@ mod tests {
             file: PathBuf::from(format!("{name}.yaml")),
             object: json!({"apiVersion": "apps.cozystack.io/v1alpha1", "kind": "Postgres",
                 "metadata": {"name": name, "namespace": "tenant-foo"}, "spec": {"storageClass": class}}),
-            positions: Arc::default(),
+            positions: None,
             prefix: Vec::new(),
             unresolved: Vec::new(),
         }

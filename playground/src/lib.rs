@@ -5,25 +5,24 @@
 //! YAML, builds the admission request policy-server would send, runs the
 //! policy through its own code ([`policies`]) and answers with the verdict,
 //! each message, and where the field each message names is in the YAML
-//! ([`positions`]). Natively it is a plain library, tested like any other;
+//! ([`reading::positions`]). Natively it is a plain library, tested like any other;
 //! the wasm-bindgen entry points are in [`web`], on wasm32 only, and the
 //! case list the page offers is made on the host ([`cases`]).
 
 #[cfg(not(target_arch = "wasm32"))]
 pub mod cases;
 pub mod policies;
-pub mod positions;
 mod request;
 #[cfg(target_arch = "wasm32")]
 mod web;
 
+use reading::positions::{Located, Tree};
 use reading::yaml::{self, Limit};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use shared::Finding;
 
 use crate::policies::Answer;
-use crate::positions::{Located, Tree};
 
 /// What the page sends: the policy, the operation, and each editor's text.
 #[derive(Debug, Default, Deserialize)]
@@ -234,8 +233,8 @@ struct Trees {
 impl Trees {
     fn read(input: &Input) -> Self {
         Self {
-            object: Tree::read(&input.object),
-            old_object: Tree::read(&input.old_object),
+            object: Tree::document(&input.object, Limit::Manifests).ok(),
+            old_object: Tree::document(&input.old_object, Limit::Manifests).ok(),
         }
     }
 
@@ -253,7 +252,7 @@ impl Trees {
             .iter()
             .filter_map(|(editor, tree)| {
                 tree.as_ref()
-                    .and_then(|t| t.locate(&finding.path))
+                    .and_then(|t| t.locate(finding.path.segments()))
                     .map(|at| (*editor, at))
             })
             .collect();

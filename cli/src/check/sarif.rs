@@ -87,8 +87,8 @@ struct ArtifactLocation {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Region {
-    start_line: usize,
-    start_column: usize,
+    start_line: u64,
+    start_column: u64,
 }
 
 #[derive(Serialize)]

@@ -83,10 +83,16 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
             storage_class::propagation(&request.required_object()?, &mut review)?;
         }
         (APPS_GROUP, workers::KIND) => {
-            let object = request.required_object()?;
-            workers::remediation(&object, &mut review)?;
-            workers::implicit_md0(&object, &mut review)?;
-            workers::registry_mirrors(request, &mut review);
+            workers::judge(&request.required_object()?, &mut review)?;
+            if request.operation == Operation::Create {
+                workers::registry_mirrors(request, &mut review);
+            } else {
+                // What the stored object already earned is not this
+                // change's; the mirrors are the cluster's, not the object's.
+                let mut stored = Review::new();
+                workers::judge(&request.required_old_object()?, &mut stored)?;
+                review.drop_stored_warnings(&stored);
+            }
         }
         _ => {}
     }

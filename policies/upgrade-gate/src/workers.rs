@@ -59,8 +59,14 @@ fn groups<'f>(object: &Field<'f>) -> Result<Vec<(String, Field<'f>)>, FieldError
     })
 }
 
+/// What the object itself shows: remediation and md0.
+pub fn judge(object: &Field<'_>, review: &mut Review) -> Result<(), FieldError> {
+    remediation(object, review)?;
+    implicit_md0(object, review)
+}
+
 /// Worker remediation that 1.6's default turns on.
-pub fn remediation(object: &Field<'_>, review: &mut Review) -> Result<(), FieldError> {
+fn remediation(object: &Field<'_>, review: &mut Review) -> Result<(), FieldError> {
     let check = object.at("spec.nodeHealthCheck")?;
     if check.field("maxUnhealthy")?.is_present() {
         return Ok(());
@@ -87,7 +93,7 @@ pub fn remediation(object: &Field<'_>, review: &mut Review) -> Result<(), FieldE
 }
 
 /// Node groups without md0, which 1.5 merges in.
-pub fn implicit_md0(object: &Field<'_>, review: &mut Review) -> Result<(), FieldError> {
+fn implicit_md0(object: &Field<'_>, review: &mut Review) -> Result<(), FieldError> {
     let groups = object.at("spec.nodeGroups")?;
     let written = groups.entries()?;
     if written.is_empty() || written.iter().any(|(name, _)| *name == MD0) {

@@ -41,20 +41,14 @@ fn main() -> Result<(), Box<dyn Error>> {
     Ok(())
 }
 
-/// The policies of the workspace: every directory under `policies/` with a
-/// Cargo.toml, sorted, so a dist/ missing one fails the build.
+/// The policies of the workspace, sorted, so a dist/ missing one fails the
+/// build.
 fn policy_names(workspace: &Path) -> Result<Vec<String>, Box<dyn Error>> {
-    let policies = workspace.join("policies");
-    println!("cargo::rerun-if-changed={}", policies.display());
-    let mut names = Vec::new();
-    for entry in std::fs::read_dir(&policies)? {
-        let entry = entry?;
-        if entry.path().join("Cargo.toml").is_file() {
-            names.push(entry.file_name().to_string_lossy().into_owned());
-        }
-    }
-    names.sort();
-    Ok(names)
+    println!(
+        "cargo::rerun-if-changed={}",
+        workspace.join(layout::POLICIES).display()
+    );
+    Ok(layout::policy_names(workspace)?)
 }
 
 /// The module of each policy in `dist`, absolute for `include_bytes!`.

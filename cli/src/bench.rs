@@ -42,7 +42,7 @@ use bundle::case::benchmark_case;
 use host::{HostCapabilities, PolicyModule};
 use serde_json::Value;
 
-use crate::workspace::{Budget, PolicyDir};
+use crate::workspace::{Budget, PolicyCrate, PolicyDir};
 
 /// How each timed call starts: from the caches the previous call left, or
 /// from cold ones.

@@ -21,7 +21,7 @@ use host::policy_server::{
     PolicyEntry, PolicyServer, ServerConfig, admission_review, find_program,
 };
 
-use crate::workspace::{Budget, PolicyDir};
+use crate::workspace::{Budget, PolicyCrate, PolicyDir};
 
 /// How the load is generated.
 #[derive(Debug, Clone)]

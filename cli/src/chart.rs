@@ -30,7 +30,7 @@ use serde_json::{Value, json};
 
 use crate::deploy::{CATEGORY_ANNOTATION, SEVERITY_ANNOTATION};
 use crate::push::OCI_URL_ANNOTATION;
-use crate::workspace::PolicyDir;
+use crate::workspace::{PolicyCrate, PolicyDir};
 
 /// The chart, relative to the repository root.
 pub const CHART_DIR: &str = "charts/cozystack-policies";

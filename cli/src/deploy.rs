@@ -101,6 +101,7 @@ pub fn scaffold(metadata: &Metadata) -> Result<ClusterAdmissionPolicy> {
 mod tests {
     use super::*;
     use crate::workspace;
+    use crate::workspace::PolicyCrate;
     use std::path::Path;
 
     #[test]

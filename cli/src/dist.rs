@@ -12,7 +12,7 @@ use anyhow::{Context, Result, bail, ensure};
 use bundle::metadata::VERSION_ANNOTATION;
 use host::PolicyModule;
 
-use crate::workspace::PolicyDir;
+use crate::workspace::{PolicyCrate, PolicyDir};
 
 /// Annotates one policy's artifact into `out`; returns the module size.
 pub fn annotate(policy: &PolicyDir, wasm_dir: &Path, out: &Path) -> Result<usize> {

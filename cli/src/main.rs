@@ -29,6 +29,8 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 
+use crate::workspace::PolicyCrate;
+
 #[derive(Parser)]
 #[command(version, about)]
 struct Cli {

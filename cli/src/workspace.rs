@@ -1,69 +1,48 @@
 //! The policies of this repository: where their sources, metadata and
 //! modules are.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 use host::Metadata;
 
-/// One policy crate under `policies/`.
-#[derive(Debug, Clone)]
-pub struct PolicyDir {
-    /// Directory name, which is also the crate and module name.
-    pub name: String,
-    pub dir: PathBuf,
+pub use layout::PolicyDir;
+
+/// What the CLI reads of a policy crate besides its paths: its metadata,
+/// and from its `Cargo.toml` its version and benchmark budget.
+pub trait PolicyCrate {
+    fn metadata(&self) -> Result<Metadata>;
+    /// `package.version` of the crate.
+    fn crate_version(&self) -> Result<String>;
+    /// The benchmark budgets of the policy: the bundle's, or what its
+    /// `[package.metadata.cozystack-policies.budget]` allows instead.
+    fn budget(&self) -> Result<Budget>;
 }
 
-impl PolicyDir {
-    pub fn metadata_path(&self) -> PathBuf {
-        self.dir.join("metadata.yml")
-    }
-
-    pub fn readme_path(&self) -> PathBuf {
-        self.dir.join("README.md")
-    }
-
-    pub fn cases_dir(&self) -> PathBuf {
-        self.dir.join("tests/cases")
-    }
-
-    /// The file cargo writes for this crate (`no-delete` → `no_delete.wasm`).
-    pub fn cargo_artifact(&self, wasm_dir: &Path) -> PathBuf {
-        wasm_dir.join(format!("{}.wasm", self.name.replace('-', "_")))
-    }
-
-    /// The annotated module in a distribution directory.
-    pub fn module_path(&self, dist: &Path) -> PathBuf {
-        dist.join(format!("{}.wasm", self.name))
-    }
-
-    pub fn metadata(&self) -> Result<Metadata> {
+impl PolicyCrate for PolicyDir {
+    fn metadata(&self) -> Result<Metadata> {
         Ok(Metadata::from_yaml_file(&self.metadata_path())?)
     }
 
-    /// `package.version` of the crate.
-    pub fn crate_version(&self) -> Result<String> {
-        Ok(self.manifest()?.package.version)
+    fn crate_version(&self) -> Result<String> {
+        Ok(manifest(self)?.package.version)
     }
 
-    /// The benchmark budgets of the policy: the bundle's, or what its
-    /// `[package.metadata.cozystack-policies.budget]` allows instead.
-    pub fn budget(&self) -> Result<Budget> {
-        Ok(self
-            .manifest()?
+    fn budget(&self) -> Result<Budget> {
+        Ok(manifest(self)?
             .package
             .metadata
             .and_then(|m| m.cozystack_policies)
             .and_then(|c| c.budget)
             .unwrap_or_default())
     }
+}
 
-    fn manifest(&self) -> Result<Manifest> {
-        let path = self.dir.join("Cargo.toml");
-        let text = std::fs::read_to_string(&path)
-            .with_context(|| format!("reading {}", path.display()))?;
-        toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))
-    }
+fn manifest(policy: &PolicyDir) -> Result<Manifest> {
+    let path = policy.manifest_path();
+    let text =
+        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))
 }
 
 #[derive(serde::Deserialize)]
@@ -116,23 +95,15 @@ impl Default for Budget {
     }
 }
 
-/// Every policy crate under `<root>/policies`, by name.
+/// Every policy crate under `<root>/policies`, by name ([`layout::policies`]);
+/// none is an error.
 pub fn policies(root: &Path) -> Result<Vec<PolicyDir>> {
-    let dir = root.join("policies");
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir(&dir).with_context(|| format!("reading {}", dir.display()))? {
-        let path = entry?.path();
-        if path.join("Cargo.toml").is_file() {
-            let name = path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            found.push(PolicyDir { name, dir: path });
-        }
-    }
-    found.sort_by(|a, b| a.name.cmp(&b.name));
+    let found = layout::policies(root)?;
     if found.is_empty() {
-        bail!("no policy crates under {}", dir.display());
+        bail!(
+            "no policy crates under {}",
+            root.join(layout::POLICIES).display()
+        );
     }
     Ok(found)
 }
@@ -156,6 +127,54 @@ pub fn select(all: Vec<PolicyDir>, names: &[String]) -> Result<Vec<PolicyDir>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The policies named in a manifest's `[dependencies]` by their path
+    /// (`../policies/<name>`).
+    fn path_dependencies(root: &Path, manifest: &str) -> Vec<String> {
+        let text = std::fs::read_to_string(root.join(manifest)).unwrap();
+        let parsed: toml::Table = toml::from_str(&text).unwrap();
+        let mut names: Vec<String> = parsed["dependencies"]
+            .as_table()
+            .unwrap()
+            .values()
+            .filter_map(|dependency| dependency.get("path")?.as_str())
+            .filter_map(|path| path.strip_prefix("../policies/"))
+            .map(str::to_owned)
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// The lists of policies kept by hand name every policy of
+    /// `policies/`: a new policy cannot go unfuzzed, missing from the
+    /// playground, the chart's settings schemas or the workspace.
+    #[test]
+    fn every_hand_kept_list_names_every_policy() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let policies = layout::policy_names(root).unwrap();
+        assert!(policies.len() > 1, "{policies:?}");
+        for manifest in ["fuzz/Cargo.toml", "playground/Cargo.toml", "cli/Cargo.toml"] {
+            assert_eq!(
+                path_dependencies(root, manifest),
+                policies,
+                "{manifest} must depend on every policy of policies/"
+            );
+        }
+        let text = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+        let workspace: toml::Table = toml::from_str(&text).unwrap();
+        let mut members: Vec<String> = workspace["workspace"]["members"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|member| member.as_str()?.strip_prefix("policies/"))
+            .map(str::to_owned)
+            .collect();
+        members.sort();
+        assert_eq!(
+            members, policies,
+            "Cargo.toml's members must list every policy"
+        );
+    }
 
     /// One version per policy: the crate's, mirrored in the metadata (the
     /// tag `v<version>` and ArtifactHub read it) and in the release tag.

@@ -76,24 +76,16 @@ impl PolicyCase {
     }
 }
 
-/// The policies of the workspace, sorted.
+/// The policies of the workspace, sorted ([`layout::policy_names`]).
 pub fn policies() -> Result<Vec<String>, String> {
-    let dir = root().join("policies");
-    let entries = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let mut names: Vec<String> = entries
-        .filter_map(Result::ok)
-        .filter(|entry| entry.path().join("Cargo.toml").exists())
-        .map(|entry| entry.file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    Ok(names)
+    layout::policy_names(&root()).map_err(|e| e.to_string())
 }
 
 /// Every case of every policy.
 pub fn cases() -> Result<Vec<PolicyCase>, String> {
     let mut all = Vec::new();
-    for policy in policies()? {
-        let dir = root().join("policies").join(&policy).join("tests/cases");
+    for policy in layout::policies(&root()).map_err(|e| e.to_string())? {
+        let dir = policy.cases_dir();
         for file in case_files(&dir).map_err(|e| format!("{}: {e}", dir.display()))? {
             let case = Case::load(&file).map_err(|e| e.to_string())?;
             let name = file
@@ -101,7 +93,7 @@ pub fn cases() -> Result<Vec<PolicyCase>, String> {
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default();
             all.push(PolicyCase {
-                policy: policy.clone(),
+                policy: policy.name.clone(),
                 name,
                 case,
             });

@@ -22,19 +22,17 @@ fn main() {
     let root = workspace_root();
     let mut trials = Vec::new();
     let mut policies: BTreeMap<String, (PathBuf, Vec<PathBuf>)> = BTreeMap::new();
-    let policy_dirs = std::fs::read_dir(root.join("policies")).map(|dirs| {
-        dirs.filter_map(Result::ok)
-            .map(|d| d.path())
-            .filter(|p| p.join("Cargo.toml").exists())
-            .collect::<Vec<_>>()
-    });
-    for dir in policy_dirs.unwrap_or_default() {
-        let name = dir
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let files = case_files(&dir.join("tests/cases")).unwrap_or_default();
-        policies.insert(name, (dir, files));
+    match layout::policies(&root) {
+        Ok(found) if !found.is_empty() => {
+            for policy in found {
+                let files = case_files(&policy.cases_dir()).unwrap_or_default();
+                policies.insert(policy.name, (policy.dir, files));
+            }
+        }
+        found => {
+            let error = found.map_or_else(|e| e.to_string(), |_| "no policies".to_owned());
+            trials.push(Trial::test("policies", move || Err(error.into())));
+        }
     }
     for (policy, (dir, files)) in policies {
         let module = Arc::new(load_module(&root, &policy));

@@ -46,10 +46,11 @@ const HEADER: &[&str] = &[
 
 /// Every policy under `root/policies`, each with its cases.
 pub fn read(root: &Path) -> Result<Vec<Policy>, String> {
-    crate::policies::NAMES
-        .iter()
-        .map(|name| {
-            let dir = root.join("policies").join(name).join("tests/cases");
+    layout::policies(root)
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .map(|policy| {
+            let dir = policy.cases_dir();
             let files = case_files(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
             let cases = files
                 .iter()
@@ -61,7 +62,7 @@ pub fn read(root: &Path) -> Result<Vec<Policy>, String> {
                 })
                 .collect::<Result<_, String>>()?;
             Ok(Policy {
-                name: (*name).to_owned(),
+                name: policy.name,
                 cases,
             })
         })

@@ -97,7 +97,7 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
-    use crate::workspace;
+    use crate::workspace::{self, PolicyCrate};
 
     #[test]
     fn the_table_matches_every_policy_metadata() {

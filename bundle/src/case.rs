@@ -224,6 +224,51 @@ impl Case {
             .map_or(&self.expect, |own| &own.expect)
     }
 
+    /// The settings the case runs with: `{}` when it gives none.
+    pub fn settings(&self) -> Value {
+        match &self.settings {
+            Value::Null => Value::Object(Default::default()),
+            settings => settings.clone(),
+        }
+    }
+
+    /// Writes the files `kwctl run` takes into `out`: `request.json`,
+    /// `settings.json`, `session.yml` (when the case replays a session)
+    /// and `expect.json` (what `runner` must answer).
+    pub fn write_files(&self, out: &Path, runner: Runner) -> Result<CaseFiles, CaseError> {
+        let write = |name: &str, contents: Result<String, String>| {
+            let path = out.join(name);
+            let contents = contents.map_err(|message| CaseError::Invalid {
+                path: path.clone(),
+                message,
+            })?;
+            std::fs::write(&path, contents).map_err(|error| CaseError::Io {
+                path: path.clone(),
+                error,
+            })?;
+            Ok(path)
+        };
+        std::fs::create_dir_all(out).map_err(|error| CaseError::Io {
+            path: out.to_owned(),
+            error,
+        })?;
+        let request = write("request.json", pretty(&self.request))?;
+        let settings = write("settings.json", pretty(&self.settings()))?;
+        let session = match self.session.is_empty() {
+            true => None,
+            false => Some(write(
+                "session.yml",
+                serde_saphyr::to_string(&self.session).map_err(|e| e.to_string()),
+            )?),
+        };
+        write("expect.json", pretty(self.expectation(runner)))?;
+        Ok(CaseFiles {
+            request,
+            settings,
+            session,
+        })
+    }
+
     /// The request, as the host forwards it.
     pub fn admission_request(&self) -> Result<AdmissionRequest, String> {
         AdmissionRequest::from_value(self.request.clone()).map_err(|e| e.to_string())
@@ -238,19 +283,10 @@ impl Case {
         rules: &KnownRules,
     ) -> Result<(), String> {
         let expect = self.expectation(runner);
-        let settings = match &self.settings {
-            Value::Null => Value::Object(Default::default()),
-            settings => settings.clone(),
-        };
-        match (policy.validate_settings(&settings)?, expect.result) {
-            (Err(message), Outcome::InvalidSettings) => {
-                return contains_all("settings message", &message, &expect.message);
-            }
-            (Err(message), _) => return Err(format!("settings were refused: {message}")),
-            (Ok(()), Outcome::InvalidSettings) => {
-                return Err("settings were accepted, but the case expects them refused".to_owned());
-            }
-            (Ok(()), _) => {}
+        let settings = self.settings();
+        let refusal = policy.validate_settings(&settings)?.err();
+        if judge_settings(expect, refusal.as_deref())? == SettingsJudged::RefusedAsExpected {
+            return Ok(());
         }
         let request = self.admission_request()?;
         let session = Session::from_entries(&self.session).map_err(|e| e.to_string())?;
@@ -280,6 +316,49 @@ impl Case {
             policy.matches(&request),
             rules,
         )
+    }
+}
+
+/// The files of one case as `kwctl run` takes them ([`Case::write_files`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CaseFiles {
+    pub request: PathBuf,
+    pub settings: PathBuf,
+    /// The host-capability exchanges to replay, when the case has any.
+    pub session: Option<PathBuf>,
+}
+
+fn pretty<T: Serialize>(value: &T) -> Result<String, String> {
+    serde_json::to_string_pretty(value).map_err(|e| e.to_string())
+}
+
+/// What `validate_settings` answered, judged against the case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SettingsJudged {
+    /// The case expects the settings refused, and they were, as it says:
+    /// there is no verdict to judge.
+    RefusedAsExpected,
+    /// The settings were accepted: the request's verdict is judged next.
+    Accepted,
+}
+
+/// Whether a runner's answer to the case's settings (`refusal`: the
+/// message it refused them with, `None` when it accepted them) is what
+/// `expect` says.
+pub fn judge_settings(
+    expect: &Expectation,
+    refusal: Option<&str>,
+) -> Result<SettingsJudged, String> {
+    match (refusal, expect.result) {
+        (Some(message), Outcome::InvalidSettings) => {
+            contains_all("settings message", message, &expect.message)
+                .map(|()| SettingsJudged::RefusedAsExpected)
+        }
+        (Some(message), _) => Err(format!("settings were refused: {message}")),
+        (None, Outcome::InvalidSettings) => {
+            Err("settings were accepted, but the case expects them refused".to_owned())
+        }
+        (None, _) => Ok(SettingsJudged::Accepted),
     }
 }
 

@@ -275,7 +275,7 @@ enum Command {
     /// charts/cozystack-policies/templates/policies/<policy>.yaml.
     #[command(hide = true)]
     ScaffoldDeploy { policy: String },
-    /// Split a case file into the files `kwctl run` takes (for e2e/kwctl.bats).
+    /// Split a case file into the files `kwctl run` takes, to run it by hand.
     #[command(hide = true)]
     CaseFiles {
         case: PathBuf,
@@ -285,8 +285,8 @@ enum Command {
         runner: bundle::case::Runner,
     },
     /// Evaluate one request with one module through the host, with the flags
-    /// and output of `kwctl run` (e2e/kwctl.bats uses it to check itself
-    /// where kwctl is not installed).
+    /// and output of `kwctl run`: a case run by hand where kwctl is not
+    /// installed.
     #[command(hide = true)]
     Run {
         /// The annotated module.

@@ -25,10 +25,7 @@ pub fn cases() -> Result<Vec<HostileCase>, String> {
 /// The settings the case runs with (`{}` when it gives none), as the
 /// policy ids of the suites are keyed.
 pub fn settings(case: &HostileCase) -> Value {
-    match &case.case.settings {
-        Value::Null => serde_json::json!({}),
-        settings => settings.clone(),
-    }
+    case.case.settings()
 }
 
 /// Writes the case's body, byte for byte, to

@@ -68,11 +68,7 @@ impl PolicyCase {
 
     /// The settings the case runs with (`{}` when it gives none).
     pub fn settings(&self) -> serde_json::Value {
-        if self.case.settings.is_null() {
-            serde_json::json!({})
-        } else {
-            self.case.settings.clone()
-        }
+        self.case.settings()
     }
 }
 

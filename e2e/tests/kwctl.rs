@@ -5,6 +5,10 @@
 //!   README.md`) and by `dist`, gives modules that `kwctl inspect` shows
 //!   identically, except for the `io.kubewarden.kwctl` annotation kwctl
 //!   adds with its own version.
+//! - `case/<policy>/<case>`: every case file, split into the files `kwctl
+//!   run` takes (`bundle::case::Case::write_files`, under
+//!   `target/e2e/cases/`) and judged by `bundle::case::judge` as under our
+//!   host (`runners.kwctl` where kwctl answers otherwise).
 //! - `hostile/<policy>/<case>`: every hostile request (`bundle::hostile`),
 //!   written to `target/hostile/<policy>/` as the exact bytes, through
 //!   `kwctl run` with the module in `dist/`, judged like under our host
@@ -13,15 +17,18 @@
 //!   as many at once as the test threads (one per core by default).
 
 use std::collections::BTreeMap;
+use std::ffi::OsStr;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bundle::Metadata;
-use bundle::case::{Runner, judge, judge_exit};
+use bundle::admission::AdmissionResponse;
+use bundle::case::{Outcome, Runner, judge, judge_exit, judge_settings};
 use bundle::hostile::HostileCase;
 use bundle::rules::KnownRules;
+use e2e::PolicyCase;
 use libtest_mimic::{Arguments, Failed, Trial};
 
 /// How long one `kwctl run` may take: far above what any case needs, so
@@ -44,8 +51,10 @@ struct PolicyFacts {
 
 fn trials() -> Result<Vec<Trial>, String> {
     let policies = e2e::policies()?;
+    let cases = e2e::cases()?;
     let hostile = e2e::hostile::cases()?;
     let mut names: Vec<String> = policies.iter().map(|p| format!("annotate/{p}")).collect();
+    names.extend(cases.iter().map(|c| format!("case/{}", c.id())));
     names.extend(hostile.iter().map(|c| format!("hostile/{}", c.id())));
     let Some(kwctl) = e2e::program("kwctl")? else {
         println!("kwctl is not on PATH: every test below is SKIPPED (`make setup` installs it)");
@@ -70,6 +79,16 @@ fn trials() -> Result<Vec<Trial>, String> {
         facts.insert(policy.clone(), PolicyFacts { rules, metadata });
     }
     let (facts, kwctl) = (Arc::new(facts), Arc::new(kwctl));
+    for case in cases {
+        let (facts, kwctl) = (Arc::clone(&facts), Arc::clone(&kwctl));
+        let trial = Trial::test(format!("case/{}", case.id()), move || {
+            let facts = facts
+                .get(&case.policy)
+                .ok_or_else(|| format!("no facts about {}", case.policy))?;
+            run_case(&kwctl, facts, &case)
+        });
+        trials.push(trial);
+    }
     for case in hostile {
         let (facts, kwctl) = (Arc::clone(&facts), Arc::clone(&kwctl));
         let trial = Trial::test(format!("hostile/{}", case.id()), move || {
@@ -83,12 +102,28 @@ fn trials() -> Result<Vec<Trial>, String> {
     Ok(trials)
 }
 
-/// `kwctl run` of the case's request file with its settings, judged: a
-/// verdict on standard output, or kwctl's refusal of the file (its exit
-/// status and standard error).
-fn run_hostile(kwctl: &Path, facts: &PolicyFacts, case: &HostileCase) -> Result<(), Failed> {
-    let request = e2e::hostile::write_request(case)?;
-    let settings = e2e::hostile::settings(case).to_string();
+/// What `kwctl run` ended with: a verdict, or its refusal to give one (its
+/// exit status, and its standard output and error, where it says why).
+enum Ran {
+    Verdict(AdmissionResponse),
+    Exit {
+        code: i32,
+        stdout: String,
+        stderr: String,
+    },
+}
+
+/// `kwctl run` of one request file with `settings` (`--settings-json` or
+/// `--settings-path`, as `settings` says) and, when given, a session of
+/// host-capability exchanges to replay. Its output goes to files beside
+/// the request, so a failed test leaves them to read.
+fn kwctl_run(
+    kwctl: &Path,
+    policy: &str,
+    request: &Path,
+    settings: [&OsStr; 2],
+    session: Option<&Path>,
+) -> Result<Ran, Failed> {
     let (stdout_path, stderr_path) = (request.with_extension("out"), request.with_extension("err"));
     let create =
         |path: &Path| std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()));
@@ -96,14 +131,20 @@ fn run_hostile(kwctl: &Path, facts: &PolicyFacts, case: &HostileCase) -> Result<
     command
         .arg("run")
         .arg("--request-path")
-        .arg(&request)
-        .args(["--settings-json", &settings]);
+        .arg(request)
+        .args(settings);
+    if let Some(session) = session {
+        command
+            .arg("--allow-context-aware")
+            .arg("--replay-host-capabilities-interactions")
+            .arg(session);
+    }
     // kwctl would wait for Sigstore's trust root on the network otherwise.
     if let Some(trust) = e2e::trust_config() {
         command.arg("--sigstore-trust-config").arg(trust);
     }
     let mut child = command
-        .arg(e2e::module(&case.policy))
+        .arg(e2e::module(policy))
         .stdin(Stdio::null())
         .stdout(create(&stdout_path)?)
         .stderr(create(&stderr_path)?)
@@ -122,27 +163,91 @@ fn run_hostile(kwctl: &Path, facts: &PolicyFacts, case: &HostileCase) -> Result<
         }
         std::thread::sleep(Duration::from_millis(10));
     };
-    let read = |path: &Path| std::fs::read_to_string(path).unwrap_or_default();
-    let (stdout, stderr) = (read(&stdout_path), read(&stderr_path));
-    let expect = case.case.expectation(Runner::Kwctl);
+    let read =
+        |path: &Path| std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()));
+    let (stdout, stderr) = (read(&stdout_path)?, read(&stderr_path)?);
     let Some(code) = status.code() else {
         return Err(format!("kwctl was killed ({status}): {stderr}").into());
     };
     if code != 0 {
-        // The first line says why; a backtrace follows.
-        let reason = stderr
-            .lines()
-            .find(|l| l.starts_with("Error:"))
-            .unwrap_or(&stderr);
-        return judge_exit(expect, code, reason).map_err(Failed::from);
+        return Ok(Ran::Exit {
+            code,
+            stdout,
+            stderr,
+        });
     }
     let answer = stdout
         .lines()
         .rfind(|line| line.starts_with('{'))
         .ok_or_else(|| format!("no AdmissionResponse in: {stdout}"))?;
     let response = serde_json::from_str(answer).map_err(|e| format!("{e}: {answer}"))?;
-    let matches = e2e::hostile::matches_rules(Some(&facts.metadata), case);
-    judge(expect, &response, matches, &facts.rules).map_err(Failed::from)
+    Ok(Ran::Verdict(response))
+}
+
+/// One case file through `kwctl run`, judged as under our host
+/// (`runners.kwctl` where kwctl answers otherwise): kwctl checks the
+/// settings first and stops, naming them, when the policy refuses them.
+fn run_case(kwctl: &Path, facts: &PolicyFacts, case: &PolicyCase) -> Result<(), Failed> {
+    let dir = e2e::root()
+        .join("target/e2e/cases")
+        .join(&case.policy)
+        .join(&case.name);
+    let files = case
+        .case
+        .write_files(&dir, Runner::Kwctl)
+        .map_err(|e| e.to_string())?;
+    let settings = [OsStr::new("--settings-path"), files.settings.as_os_str()];
+    let ran = kwctl_run(
+        kwctl,
+        &case.policy,
+        &files.request,
+        settings,
+        files.session.as_deref(),
+    )?;
+    let expect = case.case.expectation(Runner::Kwctl);
+    let response = match ran {
+        Ran::Exit { stdout, stderr, .. } if expect.result == Outcome::InvalidSettings => {
+            judge_settings(expect, Some(&format!("{stdout}{stderr}")))?;
+            return Ok(());
+        }
+        Ran::Exit { code, stderr, .. } => {
+            return judge_exit(expect, code, &stderr).map_err(Failed::from);
+        }
+        Ran::Verdict(response) => response,
+    };
+    judge_settings(expect, None)?;
+    let request = case.case.admission_request()?;
+    judge(
+        expect,
+        &response,
+        facts.metadata.matches(&request),
+        &facts.rules,
+    )
+    .map_err(Failed::from)
+}
+
+/// `kwctl run` of the hostile case's request file with its settings,
+/// judged: a verdict on standard output, or kwctl's refusal of the file
+/// (its exit status and standard error).
+fn run_hostile(kwctl: &Path, facts: &PolicyFacts, case: &HostileCase) -> Result<(), Failed> {
+    let request = e2e::hostile::write_request(case)?;
+    let settings = e2e::hostile::settings(case).to_string();
+    let settings = [OsStr::new("--settings-json"), OsStr::new(&settings)];
+    let expect = case.case.expectation(Runner::Kwctl);
+    match kwctl_run(kwctl, &case.policy, &request, settings, None)? {
+        Ran::Exit { code, stderr, .. } => {
+            // The first line says why; a backtrace follows.
+            let reason = stderr
+                .lines()
+                .find(|l| l.starts_with("Error:"))
+                .unwrap_or(&stderr);
+            judge_exit(expect, code, reason).map_err(Failed::from)
+        }
+        Ran::Verdict(response) => {
+            let matches = e2e::hostile::matches_rules(Some(&facts.metadata), case);
+            judge(expect, &response, matches, &facts.rules).map_err(Failed::from)
+        }
+    }
 }
 
 /// Runs kwctl; its standard output, or what went wrong.

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use shared::Finding;
 
-use crate::policies::Answer;
+pub use crate::policies::Answer;
 
 /// What the page sends: the policy, the operation, and each editor's text.
 #[derive(Debug, Default, Deserialize)]
@@ -117,49 +117,13 @@ pub fn evaluate_json(input: &str) -> String {
 
 /// Judges the editors' texts with the named policy.
 pub fn evaluate(input: &Input) -> Output {
-    let mut problems = Vec::new();
-    let mut read = |editor, text: &str| match yaml(text) {
-        Ok(value) => value,
-        Err(problem) => {
-            problems.push(Problem { editor, ..problem });
-            None
-        }
-    };
-    let object = read(Editor::Object, &input.object);
-    let old_object = read(Editor::OldObject, &input.old_object);
-    let settings = read(Editor::Settings, &input.settings);
-    let header = read(Editor::Request, &input.request);
-    if !problems.is_empty() {
-        return Output {
-            problems,
-            ..Output::default()
-        };
-    }
-    let request = match request::build(&input.operation, header, object, old_object) {
-        Ok(request) => request,
-        Err(message) => return Output::problem(Editor::Request, message),
-    };
-    let settings = settings.unwrap_or_else(|| Value::Object(Default::default()));
-    let payload = serde_json::json!({"request": request, "settings": settings});
-    let (Ok(settings), Ok(payload)) = (serde_json::to_vec(&settings), serde_json::to_vec(&payload))
-    else {
-        return Output::problem(Editor::Request, "cannot encode the request".to_owned());
-    };
-    match policies::run(&input.policy, &settings, &payload) {
-        None => Output::problem(
-            Editor::Request,
-            format!(
-                "unknown policy {:?}: one of {}",
-                input.policy,
-                policies::NAMES.join(", ")
-            ),
-        ),
-        Some(Err(fault)) => Output::problem(Editor::Request, fault.0),
-        Some(Ok(Answer::SettingsRefused(message))) => Output {
+    match answer(input) {
+        Err(output) => output,
+        Ok(Answer::SettingsRefused(message)) => Output {
             settings_refused: Some(message),
             ..Output::default()
         },
-        Some(Ok(Answer::Validated(response))) => {
+        Ok(Answer::Validated(response)) => {
             let trees = Trees::read(input);
             let lines = |text: Option<String>| {
                 text.map(|t| t.lines().map(str::to_owned).collect::<Vec<_>>())
@@ -182,6 +146,53 @@ pub fn evaluate(input: &Input) -> Output {
                 ..Output::default()
             }
         }
+    }
+}
+
+/// The named policy's own answer to the editors' texts, before the page
+/// renders it; `Err` is what the page shows instead (text it cannot read,
+/// a request it cannot build, an unknown policy, a host fault).
+pub fn answer(input: &Input) -> Result<Answer, Output> {
+    let mut problems = Vec::new();
+    let mut read = |editor, text: &str| match yaml(text) {
+        Ok(value) => value,
+        Err(problem) => {
+            problems.push(Problem { editor, ..problem });
+            None
+        }
+    };
+    let object = read(Editor::Object, &input.object);
+    let old_object = read(Editor::OldObject, &input.old_object);
+    let settings = read(Editor::Settings, &input.settings);
+    let header = read(Editor::Request, &input.request);
+    if !problems.is_empty() {
+        return Err(Output {
+            problems,
+            ..Output::default()
+        });
+    }
+    let request = request::build(&input.operation, header, object, old_object)
+        .map_err(|message| Output::problem(Editor::Request, message))?;
+    let settings = settings.unwrap_or_else(|| Value::Object(Default::default()));
+    let payload = serde_json::json!({"request": request, "settings": settings});
+    let (Ok(settings), Ok(payload)) = (serde_json::to_vec(&settings), serde_json::to_vec(&payload))
+    else {
+        return Err(Output::problem(
+            Editor::Request,
+            "cannot encode the request".to_owned(),
+        ));
+    };
+    match policies::run(&input.policy, &settings, &payload) {
+        None => Err(Output::problem(
+            Editor::Request,
+            format!(
+                "unknown policy {:?}: one of {}",
+                input.policy,
+                policies::NAMES.join(", ")
+            ),
+        )),
+        Some(Err(fault)) => Err(Output::problem(Editor::Request, fault.0)),
+        Some(Ok(answer)) => Ok(answer),
     }
 }
 

@@ -1,76 +1,89 @@
 //! Every case of every policy, as the page loads it from the case list,
-//! through the playground's engine: the verdict is the case's (cases that
-//! replay cluster answers aside, since the page has no cluster), and every
+//! through the playground's engine: its answer is judged by the one judge
+//! of a case (`bundle::case::judge`, as under our host; cases that replay
+//! cluster answers aside, since the page has no cluster), and every
 //! rejection is rendered with its fields located in the editors.
 
-use bundle::case::Outcome;
-use cozystack_playground::{Input, Severity, cases, evaluate};
+use std::path::Path;
+
+use bundle::Metadata;
+use bundle::admission::AdmissionResponse;
+use bundle::case::{Case, Runner, SettingsJudged, case_files, judge, judge_settings};
+use bundle::rules::KnownRules;
+use cozystack_playground::{Answer, Input, answer, cases, evaluate};
 
 #[test]
 fn every_case_gets_its_verdict_and_highlights() {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-    let policies = cases::read(std::path::Path::new(root)).unwrap();
-    let crates = std::fs::read_dir(std::path::Path::new(root).join("policies"))
-        .unwrap()
-        .filter(|e| e.as_ref().unwrap().path().join("Cargo.toml").is_file())
-        .count();
-    assert_eq!(policies.len(), crates, "every policy crate is in the page");
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+    let policies = cases::read(root).unwrap();
+    let dirs = layout::policies(root).unwrap();
+    assert_eq!(
+        policies.len(),
+        dirs.len(),
+        "every policy crate is in the page"
+    );
     let mut judged = 0;
     let mut located = 0;
     let mut too_deep = 0;
-    for policy in &policies {
+    for (policy, dir) in policies.iter().zip(&dirs) {
+        assert_eq!(policy.name, dir.name);
         assert!(!policy.cases.is_empty(), "{}: no cases", policy.name);
-        for case in policy.cases.iter().filter(|c| !c.replays_cluster) {
+        let metadata = Metadata::from_yaml_file(&dir.metadata_path()).unwrap();
+        let rules = KnownRules::load(&dir.dir).unwrap();
+        let files = case_files(&dir.cases_dir()).unwrap();
+        assert_eq!(
+            files.len(),
+            policy.cases.len(),
+            "{}: every case",
+            policy.name
+        );
+        for (example, file) in policy.cases.iter().zip(&files) {
+            if example.replays_cluster {
+                continue;
+            }
+            let case = Case::load(file).unwrap();
+            let name = format!("{}/{}", policy.name, example.file);
             let input = Input {
                 policy: policy.name.clone(),
-                operation: case.operation.clone(),
-                object: case.object.clone(),
-                old_object: case.old_object.clone(),
-                settings: case.settings.clone(),
-                request: case.request.clone(),
+                operation: example.operation.clone(),
+                object: example.object.clone(),
+                old_object: example.old_object.clone(),
+                settings: example.settings.clone(),
+                request: example.request.clone(),
             };
-            let output = evaluate(&input);
-            let name = format!("{}/{}", policy.name, case.file);
-            // Nesting deeper than serde-saphyr's default budget is refused
-            // in the page, before any policy sees it (hostile-input cases).
-            if output
-                .problems
-                .iter()
-                .any(|p| p.message.contains("budget breached"))
-            {
-                too_deep += 1;
-                continue;
-            }
-            assert!(output.problems.is_empty(), "{name}: {:?}", output.problems);
-            if case.expect == Outcome::InvalidSettings {
-                assert!(
-                    output.settings_refused.is_some(),
-                    "{name}: settings accepted"
-                );
-                continue;
-            }
-            let verdict = output
-                .verdict
-                .unwrap_or_else(|| panic!("{name}: no verdict"));
-            let warned = verdict
-                .findings
-                .iter()
-                .any(|f| f.severity == Severity::Warning);
-            let as_expected = match case.expect {
-                Outcome::Fail => !verdict.allowed,
-                Outcome::Pass => verdict.allowed && !warned,
-                Outcome::Warn => verdict.allowed && warned,
-                Outcome::Skip => verdict.allowed,
-                // Either verdict passes; refusals happen before any policy.
-                Outcome::Any => true,
-                Outcome::InvalidSettings | Outcome::Refused => false,
+            let answered = match answer(&input) {
+                Ok(answered) => answered,
+                // Nesting deeper than serde-saphyr's default budget is
+                // refused in the page, before any policy sees it
+                // (hostile-input cases).
+                Err(output)
+                    if output
+                        .problems
+                        .iter()
+                        .any(|p| p.message.contains("budget breached")) =>
+                {
+                    too_deep += 1;
+                    continue;
+                }
+                Err(output) => panic!("{name}: {:?}", output.problems),
             };
-            assert!(
-                as_expected,
-                "{name}: expected {:?}, got {verdict:?}",
-                case.expect
-            );
+            let expect = case.expectation(Runner::Host);
+            let refusal = match &answered {
+                Answer::SettingsRefused(message) => Some(message.as_str()),
+                Answer::Validated(_) => None,
+            };
+            let settings =
+                judge_settings(expect, refusal).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let Answer::Validated(response) = answered else {
+                assert_eq!(settings, SettingsJudged::RefusedAsExpected);
+                continue;
+            };
+            let response = AdmissionResponse::from_validation("", response);
+            let request = case.admission_request().unwrap();
+            judge(expect, &response, metadata.matches(&request), &rules)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
             judged += 1;
+            let verdict = evaluate(&input).verdict.expect("a verdict");
             located += verdict.findings.iter().filter(|f| f.at.is_some()).count();
         }
     }

@@ -97,6 +97,28 @@ pub struct Measurement {
 }
 
 impl Measurement {
+    /// What of its budget the measurement breaks, in words; empty when it
+    /// is within budget. The median budget is set on warm caches, so a
+    /// cold run is held to the size alone.
+    pub fn over_budget(&self, caches: Caches) -> Vec<String> {
+        let mut over = Vec::new();
+        if self.size > self.budget.module_bytes {
+            over.push(format!(
+                "{}: module {} bytes > {} bytes",
+                self.policy, self.size, self.budget.module_bytes
+            ));
+        }
+        if caches == Caches::Warm && self.ratio() > self.budget.median_ratio {
+            over.push(format!(
+                "{}: median {:.2}× the floor > {:.2}×",
+                self.policy,
+                self.ratio(),
+                self.budget.median_ratio
+            ));
+        }
+        over
+    }
+
     pub fn ratio(&self) -> f64 {
         self.median.as_secs_f64() / self.floor.as_secs_f64().max(f64::MIN_POSITIVE)
     }
@@ -272,12 +294,10 @@ pub fn render(
         kb(floor_size)
     ));
     for m in measurements {
-        // The median budget is set on warm caches.
-        let slow = caches == Caches::Warm && m.ratio() > m.budget.median_ratio;
-        let over = if m.size > m.budget.module_bytes || slow {
-            "  over budget"
-        } else {
+        let over = if m.over_budget(caches).is_empty() {
             ""
+        } else {
+            "  over budget"
         };
         out.push_str(&format!(
             "{:<26} {:>7.1}KB {:>7.1}KB {:>9.1}µs {:>9.1}µs {:>6.2}x {:>8.1}µs {:>6.1}/{:>5.1}µs {:>9} {:>13}  {}{over}\n",
@@ -378,8 +398,19 @@ mod tests {
         let cold = render(&slow, 57_000, 10, Caches::Cold);
         assert!(cold.contains("from cold caches"), "{cold}");
         assert!(!cold.contains("over budget"), "{cold}");
-        let large = render(&[measured(260_000, 110)], 57_000, 10, Caches::Cold);
-        assert!(large.contains("over budget"), "{large}");
+        assert_eq!(slow[0].over_budget(Caches::Cold), Vec::<String>::new());
+        assert_eq!(
+            slow[0].over_budget(Caches::Warm),
+            ["p: median 1.80× the floor > 1.60×"]
+        );
+        let within = [measured(300_000, 160)];
+        assert!(within[0].over_budget(Caches::Warm).is_empty());
+        let large = [measured(300_001, 110)];
+        assert!(render(&large, 57_000, 10, Caches::Cold).contains("over budget"));
+        assert_eq!(
+            large[0].over_budget(Caches::Cold),
+            ["p: module 300001 bytes > 300000 bytes"]
+        );
     }
 
     #[test]

@@ -74,6 +74,10 @@ struct OurMetadata {
 /// What a policy's module may cost, as the benchmarks report it. Every
 /// policy has the bundle's budget unless its crate states a larger one
 /// (values-schema carries every chart's schema, compiled).
+///
+/// The budgets are guards, not goals: a benchmark fails only below them,
+/// and the figures above them move by ±5 % between runs on a shared
+/// machine, so work to raise a figure that is within budget is not asked.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
 pub struct Budget {
@@ -88,9 +92,9 @@ pub struct Budget {
 impl Default for Budget {
     fn default() -> Self {
         Self {
-            module_bytes: 250_000,
-            median_ratio: 1.5,
-            server_ratio: 0.9,
+            module_bytes: 300_000,
+            median_ratio: 1.6,
+            server_ratio: 0.85,
         }
     }
 }

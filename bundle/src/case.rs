@@ -284,8 +284,8 @@ impl Case {
     ) -> Result<(), String> {
         let expect = self.expectation(runner);
         let settings = self.settings();
-        let refusal = policy.validate_settings(&settings)?.err();
-        if judge_settings(expect, refusal.as_deref())? == SettingsJudged::RefusedAsExpected {
+        let answer = policy.validate_settings(&settings)?;
+        if judge_settings(expect, &answer)? == SettingsJudged::RefusedAsExpected {
             return Ok(());
         }
         let request = self.admission_request()?;
@@ -332,6 +332,15 @@ fn pretty<T: Serialize>(value: &T) -> Result<String, String> {
     serde_json::to_string_pretty(value).map_err(|e| e.to_string())
 }
 
+/// What a policy's `validate_settings` answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SettingsAnswer {
+    Accepted,
+    /// Refused, with the message the policy gave (policy-server's reason
+    /// for not starting).
+    Refused(String),
+}
+
 /// What `validate_settings` answered, judged against the case.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SettingsJudged {
@@ -342,23 +351,21 @@ pub enum SettingsJudged {
     Accepted,
 }
 
-/// Whether a runner's answer to the case's settings (`refusal`: the
-/// message it refused them with, `None` when it accepted them) is what
-/// `expect` says.
+/// Whether a runner's answer to the case's settings is what `expect` says.
 pub fn judge_settings(
     expect: &Expectation,
-    refusal: Option<&str>,
+    answer: &SettingsAnswer,
 ) -> Result<SettingsJudged, String> {
-    match (refusal, expect.result) {
-        (Some(message), Outcome::InvalidSettings) => {
+    match (answer, expect.result) {
+        (SettingsAnswer::Refused(message), Outcome::InvalidSettings) => {
             contains_all("settings message", message, &expect.message)
                 .map(|()| SettingsJudged::RefusedAsExpected)
         }
-        (Some(message), _) => Err(format!("settings were refused: {message}")),
-        (None, Outcome::InvalidSettings) => {
+        (SettingsAnswer::Refused(message), _) => Err(format!("settings were refused: {message}")),
+        (SettingsAnswer::Accepted, Outcome::InvalidSettings) => {
             Err("settings were accepted, but the case expects them refused".to_owned())
         }
-        (None, _) => Ok(SettingsJudged::Accepted),
+        (SettingsAnswer::Accepted, _) => Ok(SettingsJudged::Accepted),
     }
 }
 
@@ -377,9 +384,9 @@ pub struct Evaluation {
 /// Something that evaluates a policy as policy-server would: our wasm
 /// host, or the rule function itself (the native runner).
 pub trait Evaluator {
-    /// `validate_settings`: `Ok(Err(message))` when the policy refuses the
-    /// settings, `Err` when it could not be asked.
-    fn validate_settings(&self, settings: &Value) -> Result<Result<(), String>, String>;
+    /// `validate_settings`: the policy's answer, `Err` when it could not be
+    /// asked (the module would not run, the answer was unreadable).
+    fn validate_settings(&self, settings: &Value) -> Result<SettingsAnswer, String>;
 
     /// One `validate` call in a fresh instance, host calls answered as
     /// `capabilities` says.

@@ -28,7 +28,7 @@ use shared::{Catalogue, FieldError, Reading, Request, Validatable, Verdict};
 
 use crate::admission::{AdmissionRequest, AdmissionResponse};
 use crate::capabilities::{HostCalls, HostCapabilities};
-use crate::case::{Case, Evaluation, Evaluator, Runner, case_files};
+use crate::case::{Case, Evaluation, Evaluator, Runner, SettingsAnswer, case_files};
 use crate::metadata::Metadata;
 use crate::rules::{KnownRules, documented};
 
@@ -102,16 +102,16 @@ impl Cluster for Replay<'_> {
 }
 
 impl<S: DeserializeOwned + Default + Validatable> Evaluator for Native<S> {
-    fn validate_settings(&self, settings: &Value) -> Result<Result<(), String>, String> {
+    fn validate_settings(&self, settings: &Value) -> Result<SettingsAnswer, String> {
         let payload = serde_json::to_vec(settings).map_err(|e| e.to_string())?;
         let answer = shared::settings::validate_settings::<S>(&self.name, &payload)
             .map_err(|e| e.to_string())?;
         let answer: SettingsValidationResponse =
             serde_json::from_slice(&answer).map_err(|e| e.to_string())?;
         Ok(if answer.valid {
-            Ok(())
+            SettingsAnswer::Accepted
         } else {
-            Err(answer.message.unwrap_or_default())
+            SettingsAnswer::Refused(answer.message.unwrap_or_default())
         })
     }
 

@@ -230,8 +230,13 @@ fn created_at(existing: &Path, version: &str) -> String {
 pub fn generate(policy: &PolicyDir, out: &Path) -> Result<Files> {
     let metadata = policy.metadata()?;
     let dir = out.join(&policy.name);
-    let version = metadata.version().unwrap_or_default().to_owned();
-    let created = created_at(&dir.join("artifacthub-pkg.yml"), &version);
+    let version = metadata.version().with_context(|| {
+        format!(
+            "{}: no io.kubewarden.policy.version annotation to publish",
+            policy.metadata_path().display()
+        )
+    })?;
+    let created = created_at(&dir.join("artifacthub-pkg.yml"), version);
     let package = package(&metadata, &created)
         .with_context(|| policy.metadata_path().display().to_string())?;
     let readme = std::fs::read_to_string(policy.readme_path())

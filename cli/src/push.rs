@@ -56,6 +56,8 @@ pub struct Artifact {
     pub path: PathBuf,
     pub wasm: Vec<u8>,
     pub metadata: Metadata,
+    /// The metadata's version annotation, which `load` requires.
+    version: String,
 }
 
 impl Artifact {
@@ -75,22 +77,23 @@ impl Artifact {
         metadata
             .check()
             .with_context(|| format!("{}: metadata", path.display()))?;
-        if metadata.version().is_none_or(str::is_empty) {
+        let Some(version) = metadata.version().filter(|v| !v.is_empty()) else {
             bail!(
                 "{}: annotation {VERSION_ANNOTATION} is missing",
                 path.display()
             );
-        }
+        };
         Ok(Self {
             path: path.to_owned(),
             wasm,
+            version: version.to_owned(),
             metadata,
         })
     }
 
     /// `v<version>`, the tag `kwctl push` users and the release workflow use.
     pub fn tag(&self) -> String {
-        format!("v{}", self.metadata.version().unwrap_or_default())
+        format!("v{}", self.version)
     }
 
     /// The repository to push to: the metadata's `ociUrl`, or its last
@@ -481,11 +484,12 @@ mod tests {
         let metadata =
             metadata("  io.kubewarden.policy.ociUrl: ghcr.io/cozystack/cozystack-policies/p\n");
         let wasm = metadata.annotate(b"\0asm\x01\0\0\0", None).unwrap();
-        let artifact = Artifact {
-            path: PathBuf::from("p.wasm"),
-            wasm,
-            metadata,
-        };
+        let dir = std::env::temp_dir().join(format!("push-repository-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("p.wasm");
+        std::fs::write(&path, wasm).unwrap();
+        let artifact = Artifact::load(&path).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
         assert_eq!(artifact.tag(), "v1.2.3");
         assert_eq!(
             artifact.repository(None).unwrap(),

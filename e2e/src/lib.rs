@@ -129,7 +129,11 @@ pub fn deployed() -> Result<BTreeMap<String, ClusterAdmissionPolicy>, String> {
             std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
         let policy: ClusterAdmissionPolicy =
             yaml::document(&text, Limit::Cases).map_err(|e| format!("{}: {e}", file.display()))?;
-        let name = policy.metadata.name.clone().unwrap_or_default();
+        let name = policy
+            .metadata
+            .name
+            .clone()
+            .ok_or_else(|| format!("{}: metadata.name is missing", file.display()))?;
         found.insert(name, policy);
     }
     Ok(found)

@@ -609,7 +609,10 @@ fn policies_follow_metadata(
                     problems.push(format!("{policy}: settings refused: {error}"));
                 }
             }
-            Err(error) => problems.push(format!("{policy}: {error}; run `make dist` first")),
+            Err(error) => problems.push(format!(
+                "{policy}: {}; run `make dist` first",
+                error.with_causes()
+            )),
         }
     }
     for manifest in &manifests {

@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 use bundle::Metadata;
 use bundle::admission::AdmissionResponse;
-use bundle::case::{Outcome, Runner, judge, judge_exit, judge_settings};
+use bundle::case::{Outcome, Runner, SettingsAnswer, judge, judge_exit, judge_settings};
 use bundle::hostile::HostileCase;
 use bundle::rules::KnownRules;
 use e2e::PolicyCase;
@@ -207,7 +207,10 @@ fn run_case(kwctl: &Path, facts: &PolicyFacts, case: &PolicyCase) -> Result<(), 
     let expect = case.case.expectation(Runner::Kwctl);
     let response = match ran {
         Ran::Exit { stdout, stderr, .. } if expect.result == Outcome::InvalidSettings => {
-            judge_settings(expect, Some(&format!("{stdout}{stderr}")))?;
+            judge_settings(
+                expect,
+                &SettingsAnswer::Refused(format!("{stdout}{stderr}")),
+            )?;
             return Ok(());
         }
         Ran::Exit { code, stderr, .. } => {
@@ -215,7 +218,7 @@ fn run_case(kwctl: &Path, facts: &PolicyFacts, case: &PolicyCase) -> Result<(), 
         }
         Ran::Verdict(response) => response,
     };
-    judge_settings(expect, None)?;
+    judge_settings(expect, &SettingsAnswer::Accepted)?;
     let request = case.case.admission_request()?;
     judge(
         expect,

@@ -35,7 +35,9 @@ use std::sync::OnceLock;
 use arbitrary::{Result as ArbResult, Unstructured};
 use bundle::admission::{AdmissionRequest, AdmissionResponse};
 use bundle::capabilities::HostCapabilities;
-use bundle::case::{Case, Evaluation, Evaluator, Expectation, Outcome, case_files};
+use bundle::case::{
+    Case, Evaluation, Evaluator, Expectation, Outcome, SettingsAnswer, case_files,
+};
 use bundle::native::{Native, Rule};
 use bundle::metadata::Metadata;
 use bundle::replay::Session;
@@ -321,10 +323,7 @@ pub fn check_response(response: &AdmissionResponse) -> Result<(), String> {
 }
 
 /// The properties of a `validate_settings` answer, parsed.
-fn check_settings_answer(
-    policy: &str,
-    answer: &CallResult,
-) -> Result<Result<(), String>, String> {
+fn check_settings_answer(policy: &str, answer: &CallResult) -> Result<SettingsAnswer, String> {
     let bytes = match answer {
         Ok(bytes) => bytes,
         Err(e) => return Err(format!("validate_settings failed: {e}")),
@@ -336,12 +335,12 @@ fn check_settings_answer(
         )
     })?;
     if response.valid {
-        return Ok(Ok(()));
+        return Ok(SettingsAnswer::Accepted);
     }
     let message = response.message.unwrap_or_default();
     let prefix = format!("{policy} settings: ");
     match message.strip_prefix(&prefix) {
-        Some(problem) if !problem.trim().is_empty() => Ok(Err(message)),
+        Some(problem) if !problem.trim().is_empty() => Ok(SettingsAnswer::Refused(message)),
         _ => Err(format!(
             "a settings refusal must read `{prefix}<problem>`: {message:?}"
         )),
@@ -683,11 +682,11 @@ fn run_rule(t: &Target, built: &Built) -> Result<(), String> {
     };
     let native = t.policy.native();
     match native.validate_settings(&built.settings)? {
-        Err(message) => {
+        SettingsAnswer::Refused(message) => {
             // Refused: policy-server would not start. Check the refusal.
             let payload = serde_json::to_vec(&built.settings).map_err(|e| e.to_string())?;
             let answer = t.policy.validate_settings(&payload);
-            if check_settings_answer(t.policy.name(), &answer)?.is_ok() {
+            if check_settings_answer(t.policy.name(), &answer)? == SettingsAnswer::Accepted {
                 return Err("the native runner says refused, validate_settings says valid".to_owned());
             }
             return if message.is_empty() {
@@ -696,7 +695,7 @@ fn run_rule(t: &Target, built: &Built) -> Result<(), String> {
                 Ok(())
             };
         }
-        Ok(()) => {}
+        SettingsAnswer::Accepted => {}
     }
     let session = &t.seeds[built.seed].session;
     let first = evaluate_twice(|| {
@@ -814,7 +813,7 @@ fn run_payload(t: &Target, data: &[u8]) -> Result<(), String> {
         if let Some(settings) = settings {
             let bytes = serde_json::to_vec(&settings).map_err(|e| e.to_string())?;
             let answer = t.policy.validate_settings(&bytes);
-            if check_settings_answer(t.policy.name(), &answer)?.is_ok() {
+            if check_settings_answer(t.policy.name(), &answer)? == SettingsAnswer::Accepted {
                 return Err(format!(
                     "validate_settings accepts the settings, validate fails with them: {error}"
                 ));
@@ -849,7 +848,7 @@ fn run_settings(t: &Target, data: &[u8]) -> Result<(), String> {
     if !same_answer(&first, &second) {
         return Err("two answers differ".to_owned());
     }
-    if check_settings_answer(t.policy.name(), &first)?.is_err() {
+    if check_settings_answer(t.policy.name(), &first)? != SettingsAnswer::Accepted {
         return Ok(());
     }
     // Accepted settings must work for `validate`, spliced in as sent.
@@ -988,7 +987,7 @@ fn write_case(t: &Target, to: &Path, request: Value, settings: Value, seed: usiz
         native.validate_settings(&settings),
         AdmissionRequest::from_value(request.clone()),
     ) {
-        (Ok(Err(message)), _) => Expectation {
+        (Ok(SettingsAnswer::Refused(message)), _) => Expectation {
             result: Outcome::InvalidSettings,
             code: None,
             message: vec![first_line(&message)],

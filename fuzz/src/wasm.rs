@@ -55,7 +55,7 @@ fn load() -> Vec<Loaded> {
         .map(|policy| {
             let file = dir.join(format!("{}.wasm", policy.name()));
             let module = PolicyModule::from_file(&file).unwrap_or_else(|e| {
-                eprintln!("{e}\nbuild the modules first: make dist");
+                eprintln!("{}\nbuild the modules first: make dist", e.with_causes());
                 std::process::exit(2)
             });
             Loaded {

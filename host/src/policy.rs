@@ -17,13 +17,13 @@
 //! instead of the deadline ([`crate::fuel`]), for the hostile cases' bounds.
 
 use std::cell::Cell;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use crate::fuel::{Metered, MeteredModule};
-use bundle::case::{Evaluation, Evaluator};
+use bundle::case::{Evaluation, Evaluator, SettingsAnswer};
 use bundle::metadata::{Metadata, MetadataError};
 use bundle::{AdmissionRequest, AdmissionResponse, HostCalls, HostCapabilities};
 use kubewarden_policy_sdk::response::ValidationResponse;
@@ -35,36 +35,77 @@ use wasmtime_provider::{EpochDeadlines, WasmtimeEngineProviderBuilder, WasmtimeE
 const DEADLINE_TICKS: u64 = 2;
 const TICK: Duration = Duration::from_secs(1);
 
-/// Errors of loading or configuring a policy.
+/// A cause kept as it came, from wasmtime, the waPC host or serde.
+pub type Cause = Box<dyn std::error::Error + Send + Sync>;
+
+/// Errors of loading or configuring a policy. Each keeps what caused it as
+/// its `source`, so `{:#}` (anyhow) or [`HostError::with_causes`] prints
+/// the whole chain and a caller can still inspect the cause.
 #[derive(Debug, thiserror::Error)]
 pub enum HostError {
-    #[error("cannot read {path}: {error}")]
-    Io { path: String, error: std::io::Error },
-    #[error("cannot create the wasmtime engine: {0}")]
-    Engine(String),
-    #[error("cannot keep compiled modules in {dir}: {message}")]
-    Cache { dir: String, message: String },
-    #[error("cannot load module {name}: {message}")]
-    Load { name: String, message: String },
+    /// The module file could not be read.
+    #[error("cannot read {}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// wasmtime refused the engine's configuration, or its epoch thread
+    /// could not start. Built once per process, so every later load shares
+    /// the cause.
+    #[error("cannot create the wasmtime engine")]
+    Engine(#[source] Arc<Cause>),
+    /// The compilation cache could not be set up in `dir`.
+    #[error("cannot keep compiled modules in {}", dir.display())]
+    Cache {
+        dir: PathBuf,
+        #[source]
+        source: Cause,
+    },
+    /// wasmtime could not compile or pre-instantiate the module.
+    #[error("cannot load module {name}")]
+    Load {
+        name: String,
+        #[source]
+        source: Cause,
+    },
     #[error(transparent)]
     Metadata(#[from] MetadataError),
+    /// Settings are a map or null, as policy-server requires.
     #[error("{name}: settings must be a map or null")]
     SettingsShape { name: String },
     /// `validate_settings` answered `valid: false`; policy-server refuses to
     /// start with such a policy.
     #[error("Provided settings are not valid: {message}")]
     InvalidSettings { message: String },
-    #[error("{name}: {operation} failed: {message}")]
+    /// A waPC call into the guest failed, or its answer was unreadable.
+    #[error("{name}: {operation} failed")]
     Call {
         name: String,
         operation: &'static str,
-        message: String,
+        #[source]
+        source: Cause,
     },
+}
+
+impl HostError {
+    /// The error and each of its causes on one line, `: `-separated, as
+    /// anyhow's `{:#}` prints them: for callers that keep errors as text.
+    pub fn with_causes(&self) -> String {
+        let mut text = self.to_string();
+        let mut cause = std::error::Error::source(self);
+        while let Some(error) = cause {
+            text.push_str(": ");
+            text.push_str(&error.to_string());
+            cause = error.source();
+        }
+        text
+    }
 }
 
 /// The process's one engine, built on first use (with the compilation
 /// cache, when [`cache_compiled_modules`] chose one before).
-static ENGINE: OnceLock<Result<wasmtime::Engine, String>> = OnceLock::new();
+static ENGINE: OnceLock<Result<wasmtime::Engine, Arc<Cause>>> = OnceLock::new();
 
 /// Where compiled modules are kept across processes, if anywhere.
 static COMPILE_CACHE: OnceLock<wasmtime::Cache> = OnceLock::new();
@@ -75,29 +116,29 @@ static COMPILE_CACHE: OnceLock<wasmtime::Cache> = OnceLock::new();
 /// Evaluation is unchanged. Only takes effect before the first module is
 /// loaded, which is when the engine is built.
 pub fn cache_compiled_modules(dir: &Path) -> Result<(), HostError> {
-    let refused = |message: String| HostError::Cache {
-        dir: dir.display().to_string(),
-        message,
+    let refused = |source: Cause| HostError::Cache {
+        dir: dir.to_owned(),
+        source,
     };
     if ENGINE.get().is_some() {
         return Err(refused(
-            "the engine is already built: choose the cache before loading a module".to_owned(),
+            "the engine is already built: choose the cache before loading a module".into(),
         ));
     }
     let mut config = wasmtime::CacheConfig::new();
     config.with_directory(dir);
-    let cache = wasmtime::Cache::new(config).map_err(|e| refused(format!("{e:#}")))?;
+    let cache = wasmtime::Cache::new(config).map_err(|e| refused(e.into()))?;
     COMPILE_CACHE
         .set(cache)
-        .map_err(|_| refused("a compilation cache is already chosen".to_owned()))
+        .map_err(|_| refused("a compilation cache is already chosen".into()))
 }
 
-fn build_engine() -> Result<wasmtime::Engine, String> {
+fn build_engine() -> Result<wasmtime::Engine, Arc<Cause>> {
     let mut config = wasmtime::Config::new();
     config.wasm_function_references(true);
     config.epoch_interruption(true);
     config.cache(COMPILE_CACHE.get().cloned());
-    let engine = wasmtime::Engine::new(&config).map_err(|e| e.to_string())?;
+    let engine = wasmtime::Engine::new(&config).map_err(|e| Arc::new(e.into()))?;
     let ticker = engine.weak();
     std::thread::Builder::new()
         .name("epoch-ticker".to_owned())
@@ -107,7 +148,7 @@ fn build_engine() -> Result<wasmtime::Engine, String> {
                 engine.increment_epoch();
             }
         })
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| Arc::new(e.into()))?;
     Ok(engine)
 }
 
@@ -116,7 +157,7 @@ fn engine() -> Result<wasmtime::Engine, HostError> {
         .get_or_init(build_engine)
         .as_ref()
         .cloned()
-        .map_err(|e| HostError::Engine(e.clone()))
+        .map_err(|e| HostError::Engine(Arc::clone(e)))
 }
 
 const DEADLINES: EpochDeadlines = EpochDeadlines {
@@ -154,9 +195,9 @@ struct ValidatePayload<'a> {
 impl PolicyModule {
     /// Loads and compiles a module file; the name is the file stem.
     pub fn from_file(path: &Path) -> Result<Self, HostError> {
-        let bytes = std::fs::read(path).map_err(|error| HostError::Io {
-            path: path.display().to_string(),
-            error,
+        let bytes = std::fs::read(path).map_err(|source| HostError::Io {
+            path: path.to_owned(),
+            source,
         })?;
         let name = path
             .file_stem()
@@ -168,17 +209,17 @@ impl PolicyModule {
     /// Compiles a module held in memory.
     pub fn from_bytes(name: String, bytes: &[u8]) -> Result<Self, HostError> {
         let metadata = Metadata::from_wasm(bytes)?;
-        let load_error = |e: &dyn std::fmt::Display| HostError::Load {
+        let load_error = |source: Cause| HostError::Load {
             name: name.clone(),
-            message: e.to_string(),
+            source,
         };
-        let module = wasmtime::Module::new(&engine()?, bytes).map_err(|e| load_error(&e))?;
+        let module = wasmtime::Module::new(&engine()?, bytes).map_err(|e| load_error(e.into()))?;
         let pre = WasmtimeEngineProviderBuilder::new()
             .engine(engine()?)
             .module(module)
             .enable_epoch_interruptions(DEADLINES)
             .build_pre()
-            .map_err(|e| load_error(&e))?;
+            .map_err(|e| load_error(e.into()))?;
         Ok(Self {
             name,
             metadata,
@@ -211,13 +252,12 @@ impl PolicyModule {
             .map_err(|e| format!("cannot load module {} for metering: {e}", self.name))
     }
 
-    fn instantiate(&self, record: Arc<Mutex<HostCalls>>) -> Result<wapc::WapcHost, String> {
-        let provider = self
-            .pre
-            .rehydrate(Some(DEADLINES))
-            .map_err(|e| e.to_string())?;
-        wapc::WapcHost::new(Box::new(provider), Some(host_callback(record)))
-            .map_err(|e| e.to_string())
+    fn instantiate(&self, record: Arc<Mutex<HostCalls>>) -> Result<wapc::WapcHost, Cause> {
+        let provider = self.pre.rehydrate(Some(DEADLINES))?;
+        Ok(wapc::WapcHost::new(
+            Box::new(provider),
+            Some(host_callback(record)),
+        )?)
     }
 
     fn call(&self, operation: &'static str, payload: &[u8]) -> Result<Vec<u8>, HostError> {
@@ -225,14 +265,14 @@ impl PolicyModule {
             vec![],
             HostCapabilities::offline(),
         )));
-        let call_error = |message: String| HostError::Call {
+        let call_error = |source: Cause| HostError::Call {
             name: self.name.clone(),
             operation,
-            message,
+            source,
         };
         let host = self.instantiate(record).map_err(call_error)?;
         host.call(operation, payload)
-            .map_err(|e| call_error(e.to_string()))
+            .map_err(|e| call_error(e.into()))
     }
 
     /// Asks the guest for its protocol version, as `kwctl annotate` does.
@@ -241,7 +281,7 @@ impl PolicyModule {
         serde_json::from_slice(&answer).map_err(|e| HostError::Call {
             name: self.name.clone(),
             operation: "protocol_version",
-            message: e.to_string(),
+            source: e.into(),
         })
     }
 
@@ -260,7 +300,7 @@ impl PolicyModule {
         let payload = serde_json::to_vec(&settings).map_err(|e| HostError::Call {
             name: self.name.clone(),
             operation: "validate_settings",
-            message: e.to_string(),
+            source: e.into(),
         })?;
         let verdict = match self.call("validate_settings", &payload) {
             Ok(answer) => serde_json::from_slice::<SettingsVerdict>(&answer).unwrap_or_else(|e| {
@@ -340,7 +380,8 @@ impl Policy<'_> {
         let host = self
             .module
             .metered()
-            .and_then(|module| module.host(host_callback(Arc::clone(&record)), Rc::clone(&used)));
+            .and_then(|module| module.host(host_callback(Arc::clone(&record)), Rc::clone(&used)))
+            .map_err(Cause::from);
         let response = match self.payload(request) {
             Ok(payload) => validate(&request.uid, &payload, host),
             Err(e) => AdmissionResponse::internal_server_error(&request.uid, &e.to_string()),
@@ -383,10 +424,10 @@ impl Policy<'_> {
         self.module
             .instantiate(record)
             .map(WarmInstance)
-            .map_err(|message| HostError::Call {
+            .map_err(|source| HostError::Call {
                 name: self.module.name.clone(),
                 operation: "wapc_init",
-                message,
+                source,
             })
     }
 
@@ -428,10 +469,10 @@ impl Policy<'_> {
 
 /// Calls `validate` on a fresh waPC host and shapes the answer as
 /// policy-server does, whichever engine runs the guest.
-fn validate(uid: &str, payload: &[u8], host: Result<wapc::WapcHost, String>) -> AdmissionResponse {
+fn validate(uid: &str, payload: &[u8], host: Result<wapc::WapcHost, Cause>) -> AdmissionResponse {
     let host = match host {
         Ok(host) => host,
-        Err(e) => return AdmissionResponse::internal_server_error(uid, &e),
+        Err(e) => return AdmissionResponse::internal_server_error(uid, &e.to_string()),
     };
     match host.call("validate", payload) {
         Ok(answer) => shape(uid, &answer),
@@ -484,11 +525,11 @@ fn host_callback(record: Arc<Mutex<HostCalls>>) -> Box<wapc::HostCallback> {
 }
 
 impl Evaluator for PolicyModule {
-    fn validate_settings(&self, settings: &Value) -> Result<Result<(), String>, String> {
+    fn validate_settings(&self, settings: &Value) -> Result<SettingsAnswer, String> {
         match self.configure(settings.clone()) {
-            Ok(_) => Ok(Ok(())),
-            Err(HostError::InvalidSettings { message }) => Ok(Err(message)),
-            Err(other) => Err(other.to_string()),
+            Ok(_) => Ok(SettingsAnswer::Accepted),
+            Err(HostError::InvalidSettings { message }) => Ok(SettingsAnswer::Refused(message)),
+            Err(other) => Err(other.with_causes()),
         }
     }
 

@@ -221,3 +221,38 @@ fn a_guest_pointing_outside_its_memory_traps_without_a_host_panic() {
     let message = response.message().unwrap();
     assert!(message.contains("outside its memory"), "{message}");
 }
+
+#[test]
+fn load_errors_keep_their_causes() {
+    use std::error::Error as _;
+    let missing = std::env::temp_dir().join("no-such-module-here.wasm");
+    let Err(error) = PolicyModule::from_file(&missing) else {
+        panic!("{} was loaded", missing.display());
+    };
+    let cause = error.source().expect("the io error is kept");
+    assert_eq!(
+        cause
+            .downcast_ref::<std::io::Error>()
+            .map(std::io::Error::kind),
+        Some(std::io::ErrorKind::NotFound)
+    );
+    assert_eq!(
+        error.with_causes(),
+        format!("cannot read {}: {cause}", missing.display())
+    );
+
+    // A module whose import nothing provides: wasmtime refuses to link it.
+    let unlinkable = wat::parse_str(r#"(module (import "nowhere" "f" (func)))"#).unwrap();
+    let Err(error) = PolicyModule::from_bytes("garbage".to_owned(), &unlinkable) else {
+        panic!("an unlinkable module was loaded");
+    };
+    assert!(matches!(error, HostError::Load { .. }), "{error:?}");
+    assert!(error.source().is_some(), "wasmtime's reason is kept");
+    assert!(
+        error
+            .with_causes()
+            .starts_with("cannot load module garbage: "),
+        "{}",
+        error.with_causes()
+    );
+}

@@ -8,7 +8,9 @@ use std::path::Path;
 
 use bundle::Metadata;
 use bundle::admission::AdmissionResponse;
-use bundle::case::{Case, Runner, SettingsJudged, case_files, judge, judge_settings};
+use bundle::case::{
+    Case, Runner, SettingsAnswer, SettingsJudged, case_files, judge, judge_settings,
+};
 use bundle::rules::KnownRules;
 use cozystack_playground::{Answer, Input, answer, cases, evaluate};
 
@@ -68,12 +70,12 @@ fn every_case_gets_its_verdict_and_highlights() {
                 Err(output) => panic!("{name}: {:?}", output.problems),
             };
             let expect = case.expectation(Runner::Host);
-            let refusal = match &answered {
-                Answer::SettingsRefused(message) => Some(message.as_str()),
-                Answer::Validated(_) => None,
+            let settings = match &answered {
+                Answer::SettingsRefused(message) => SettingsAnswer::Refused(message.clone()),
+                Answer::Validated(_) => SettingsAnswer::Accepted,
             };
             let settings =
-                judge_settings(expect, refusal).unwrap_or_else(|e| panic!("{name}: {e}"));
+                judge_settings(expect, &settings).unwrap_or_else(|e| panic!("{name}: {e}"));
             let Answer::Validated(response) = answered else {
                 assert_eq!(settings, SettingsJudged::RefusedAsExpected);
                 continue;

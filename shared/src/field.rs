@@ -230,16 +230,22 @@ fn one_line(text: &str) -> Cow<'_, str> {
 
 /// A field holding a value of the wrong type, or one a rule needs but
 /// cannot find.
+///
+/// Either becomes a 400 rejection naming the field (`spec.users[1]: must be
+/// a map, not a string`), never a 500: a malformed object is the user's to
+/// fix, not a fault of the policy.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FieldError {
+    /// The field is there, but not of a type the rule can read.
     WrongType {
         path: FieldPath,
+        /// What the rule reads there, in a user's words (`a map`).
         expected: &'static str,
+        /// What the object holds instead.
         found: Kind,
     },
-    Missing {
-        path: FieldPath,
-    },
+    /// The field is absent (or `null`) where the rule requires it.
+    Missing { path: FieldPath },
 }
 
 impl FieldError {

@@ -10,7 +10,12 @@
 #   make bench-server   throughput and latency through Kubewarden's policy-server,
 #                       each ratio split into reading the request and the rule
 
-POLICIES    := $(notdir $(patsubst %/Cargo.toml,%,$(wildcard policies/*/Cargo.toml)))
+# The policies as every tool finds them (layout/; a dev build, which no
+# stage below competes with for its build directory).
+POLICIES    := $(shell cargo run --locked --quiet -p cozystack-layout --bin policies | cut -f1)
+ifeq ($(POLICIES),)
+$(error no policies listed: `cargo run -p cozystack-layout --bin policies` failed)
+endif
 # The wasm modules: each policy with its waPC entry points (`wapc` feature).
 MODULES     := $(addprefix -p ,$(POLICIES)) --features "$(addsuffix /wapc,$(POLICIES))"
 TARGET      := wasm32-wasip1

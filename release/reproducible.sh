@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 cargo_home=${CARGO_HOME:-$HOME/.cargo}
 export CARGO_ENCODED_RUSTFLAGS="--remap-path-prefix=$cargo_home=/cargo"
 cli=target/release/cozystack-policies
-policies=$(for d in policies/*/Cargo.toml; do basename "$(dirname "$d")"; done)
+policies=$(cargo run --locked --quiet -p cozystack-layout --bin policies | cut -f1)
 for p in $policies; do
   [ -f "dist/$p.wasm" ] || { echo "dist/$p.wasm is missing: run make reproducible, which builds dist/ first" >&2; exit 1; }
 done

@@ -24,8 +24,8 @@ SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct)} \
   cargo cyclonedx --quiet --format json --spec-version 1.5 --target wasm32-wasip1 \
   --no-build-deps --override-filename "$name"
 mkdir -p "$out"
-for manifest in policies/*/Cargo.toml; do
-  policy=$(basename "$(dirname "$manifest")")
+policies=$(cargo run --locked --quiet -p cozystack-layout --bin policies | cut -f1)
+for policy in $policies; do
   sbom=$out/$policy.cdx.json
   mv "policies/$policy/$name.json" "$sbom"
   components=$(grep -c '"purl": "pkg:cargo/' "$sbom" || true)

@@ -6,7 +6,7 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use host::Metadata;
 
-pub use layout::PolicyDir;
+pub use layout::{Budget, PolicyDir};
 
 /// What the CLI reads of a policy crate besides its paths: its metadata,
 /// and from its `Cargo.toml` its version and benchmark budget.
@@ -25,77 +25,11 @@ impl PolicyCrate for PolicyDir {
     }
 
     fn crate_version(&self) -> Result<String> {
-        Ok(manifest(self)?.package.version)
+        Ok(self.manifest()?.version)
     }
 
     fn budget(&self) -> Result<Budget> {
-        Ok(manifest(self)?
-            .package
-            .metadata
-            .and_then(|m| m.cozystack_policies)
-            .and_then(|c| c.budget)
-            .unwrap_or_default())
-    }
-}
-
-fn manifest(policy: &PolicyDir) -> Result<Manifest> {
-    let path = policy.manifest_path();
-    let text =
-        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-    toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))
-}
-
-#[derive(serde::Deserialize)]
-struct Manifest {
-    package: Package,
-}
-
-#[derive(serde::Deserialize)]
-struct Package {
-    version: String,
-    metadata: Option<PackageMetadata>,
-}
-
-#[derive(serde::Deserialize)]
-struct PackageMetadata {
-    #[serde(rename = "cozystack-policies")]
-    cozystack_policies: Option<OurMetadata>,
-}
-
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct OurMetadata {
-    /// The release profile; tools/build-modules reads it.
-    #[serde(rename = "profile")]
-    _profile: Option<String>,
-    budget: Option<Budget>,
-}
-
-/// What a policy's module may cost, as the benchmarks report it. Every
-/// policy has the bundle's budget unless its crate states a larger one
-/// (values-schema carries every chart's schema, compiled).
-///
-/// The budgets are guards, not goals: a benchmark fails only below them,
-/// and the figures above them move by ±5 % between runs on a shared
-/// machine, so work to raise a figure that is within budget is not asked.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Deserialize)]
-#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
-pub struct Budget {
-    /// Size of the module without its metadata section.
-    pub module_bytes: usize,
-    /// Median fresh-instance evaluation time over the floor's (`bench`).
-    pub median_ratio: f64,
-    /// Throughput through policy-server over the floor's (`bench-server`).
-    pub server_ratio: f64,
-}
-
-impl Default for Budget {
-    fn default() -> Self {
-        Self {
-            module_bytes: 300_000,
-            median_ratio: 1.6,
-            server_ratio: 0.85,
-        }
+        Ok(self.manifest()?.budget)
     }
 }
 

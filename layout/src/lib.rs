@@ -4,7 +4,9 @@
 //! directory name is its crate, module and policy name. Every tool that
 //! needs the list of policies (the CLI, its build script, the test runners,
 //! the playground's tests, the checks of the lists kept by hand) asks
-//! [`policies`], so a new policy directory is found everywhere at once.
+//! [`policies`], so a new policy directory is found everywhere at once;
+//! the shell scripts ask its `policies` binary. [`PolicyDir::manifest`] is
+//! the one reader of what a policy's `Cargo.toml` says to the tools.
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -37,6 +39,19 @@ impl PolicyDir {
         self.dir.join("tests/cases")
     }
 
+    /// Reads the crate's `Cargo.toml`.
+    pub fn manifest(&self) -> io::Result<Manifest> {
+        let path = self.manifest_path();
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| io::Error::new(e.kind(), format!("reading {}: {e}", path.display())))?;
+        Manifest::parse(&text).map_err(|e| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("parsing {}: {e}", path.display()),
+            )
+        })
+    }
+
     /// The file cargo writes for this crate (`no-delete` → `no_delete.wasm`).
     pub fn cargo_artifact(&self, wasm_dir: &Path) -> PathBuf {
         wasm_dir.join(format!("{}.wasm", self.name.replace('-', "_")))
@@ -45,6 +60,89 @@ impl PolicyDir {
     /// The annotated module in a distribution directory.
     pub fn module_path(&self, dist: &Path) -> PathBuf {
         dist.join(format!("{}.wasm", self.name))
+    }
+}
+
+/// The profile a policy's module is built with unless its manifest names
+/// another (`[package.metadata.cozystack-policies] profile`).
+pub const DEFAULT_PROFILE: &str = "policy";
+
+/// What the tools read of a policy's `Cargo.toml`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Manifest {
+    /// `package.version`.
+    pub version: String,
+    /// The release profile tools/build-modules builds the module with.
+    pub profile: String,
+    /// The benchmarks' budget for the module.
+    pub budget: Budget,
+}
+
+/// What a policy's module may cost, as the benchmarks report it. Every
+/// policy has the bundle's budget unless its crate states a larger one
+/// (values-schema carries every chart's schema, compiled).
+///
+/// The budgets are guards, not goals: a benchmark fails only below them,
+/// and the figures above them move by ±5 % between runs on a shared
+/// machine, so work to raise a figure that is within budget is not asked.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct Budget {
+    /// Size of the module without its metadata section.
+    pub module_bytes: usize,
+    /// Median fresh-instance evaluation time over the floor's (`bench`).
+    pub median_ratio: f64,
+    /// Throughput through policy-server over the floor's (`bench-server`).
+    pub server_ratio: f64,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Self {
+            module_bytes: 300_000,
+            median_ratio: 1.6,
+            server_ratio: 0.85,
+        }
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct CargoToml {
+    package: Package,
+}
+
+#[derive(serde::Deserialize)]
+struct Package {
+    version: String,
+    metadata: Option<PackageMetadata>,
+}
+
+#[derive(serde::Deserialize)]
+struct PackageMetadata {
+    #[serde(rename = "cozystack-policies")]
+    cozystack_policies: Option<OurMetadata>,
+}
+
+#[derive(Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OurMetadata {
+    profile: Option<String>,
+    budget: Option<Budget>,
+}
+
+impl Manifest {
+    /// Reads a policy's manifest from its text.
+    pub fn parse(text: &str) -> Result<Self, toml::de::Error> {
+        let CargoToml { package } = toml::from_str(text)?;
+        let ours = package
+            .metadata
+            .and_then(|m| m.cozystack_policies)
+            .unwrap_or_default();
+        Ok(Self {
+            version: package.version,
+            profile: ours.profile.unwrap_or_else(|| DEFAULT_PROFILE.to_owned()),
+            budget: ours.budget.unwrap_or_default(),
+        })
     }
 }
 
@@ -106,6 +204,34 @@ mod tests {
         assert!(
             error.to_string().contains("/nonexistent-root/policies"),
             "{error}"
+        );
+    }
+
+    #[test]
+    fn a_manifest_gives_the_default_profile_and_budget_unless_it_names_its_own() {
+        let plain = Manifest::parse("[package]\nname = \"p\"\nversion = \"1.2.3\"\n").unwrap();
+        assert_eq!(
+            plain,
+            Manifest {
+                version: "1.2.3".to_owned(),
+                profile: DEFAULT_PROFILE.to_owned(),
+                budget: Budget::default(),
+            }
+        );
+        let own = Manifest::parse(
+            "[package]\nversion = \"0.1.0\"\n\
+             [package.metadata.cozystack-policies]\nprofile = \"policy-lean\"\n\
+             [package.metadata.cozystack-policies.budget]\nmodule-bytes = 400_000\n",
+        )
+        .unwrap();
+        assert_eq!(own.profile, "policy-lean");
+        assert_eq!(own.budget.module_bytes, 400_000);
+        assert_eq!(own.budget.server_ratio, Budget::default().server_ratio);
+        let unknown = "[package]\nversion = \"0.1.0\"\n\
+             [package.metadata.cozystack-policies]\nprofle = \"x\"\n";
+        assert!(
+            Manifest::parse(unknown).is_err(),
+            "a misspelt key is refused"
         );
     }
 

@@ -88,7 +88,7 @@ fn load_policy_arg(arg: &str, root: &Path) -> Result<Vec<PolicyModule>> {
     if let Some(reference) = arg.strip_prefix(registry_source::SCHEME) {
         return Ok(vec![registry_source::load(reference)?]);
     }
-    let path = crate::resolve(root, Path::new(arg));
+    let path = crate::workspace::resolve(root, Path::new(arg));
     if path.is_dir() {
         return load_directory(&path, "--policy");
     }

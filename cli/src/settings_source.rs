@@ -23,7 +23,7 @@ const POLICY_KINDS: [&str; 2] = ["ClusterAdmissionPolicy", "AdmissionPolicy"];
 pub fn collect(root: &Path, from_deploy: &[PathBuf], settings: &[String]) -> Result<Settings> {
     let mut all = Settings::new();
     for path in from_deploy {
-        all.extend(from_deploy_path(&crate::resolve(root, path))?);
+        all.extend(from_deploy_path(&crate::workspace::resolve(root, path))?);
     }
     for arg in settings {
         all.extend(from_settings_arg(root, arg)?);
@@ -35,10 +35,10 @@ pub fn collect(root: &Path, from_deploy: &[PathBuf], settings: &[String]) -> Res
 /// policy name to settings.
 fn from_settings_arg(root: &Path, arg: &str) -> Result<Settings> {
     if let Some((policy, file)) = arg.split_once('=') {
-        let value = read_yaml(&crate::resolve(root, Path::new(file)))?;
+        let value = read_yaml(&crate::workspace::resolve(root, Path::new(file)))?;
         return Ok(Settings::from([(policy.to_owned(), value)]));
     }
-    let path = crate::resolve(root, Path::new(arg));
+    let path = crate::workspace::resolve(root, Path::new(arg));
     match read_yaml(&path)? {
         Value::Object(map) => Ok(map.into_iter().collect()),
         Value::Null => Ok(Settings::new()),

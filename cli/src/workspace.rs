@@ -1,7 +1,7 @@
 //! The policies of this repository: where their sources, metadata and
 //! modules are.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use host::Metadata;
@@ -30,6 +30,16 @@ impl PolicyCrate for PolicyDir {
 
     fn budget(&self) -> Result<Budget> {
         Ok(self.manifest()?.budget)
+    }
+}
+
+/// `path` under `root`; as given when it is absolute or `root` is the
+/// working directory, so output names files as the user wrote them.
+pub fn resolve(root: &Path, path: &Path) -> PathBuf {
+    if path.is_absolute() || root == Path::new(".") {
+        path.to_owned()
+    } else {
+        root.join(path)
     }
 }
 

@@ -98,7 +98,7 @@ fn read_path(root: &Path, path: &Path) -> Result<input::Input> {
             .context("reading standard input")?;
         return input::read_input(&text, "standard input");
     }
-    let path = crate::resolve(root, path);
+    let path = crate::workspace::resolve(root, path);
     let text =
         std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
     input::read_input(&text, &path.display().to_string())

@@ -1,12 +1,12 @@
 //! `bench`: each module's size and evaluation time next to the floor, held
 //! to its budget.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 
-use super::within_budget;
+use super::{Measured, within_budget};
 use crate::workspace::resolve;
 use crate::{bench, bench_hostile, workspace};
 
@@ -14,14 +14,8 @@ use crate::{bench, bench_hostile, workspace};
 pub struct Args {
     #[arg(long, default_value_t = 2000)]
     pub rounds: usize,
-    #[arg(long, default_value = "dist")]
-    pub dist: PathBuf,
-    /// The floor module, built with the policies' profile.
-    #[arg(
-        long,
-        default_value = "target/wasm32-wasip1/policy-opt/floor_policy.wasm"
-    )]
-    pub floor: PathBuf,
+    #[command(flatten)]
+    pub measured: Measured,
     /// Evaluations of each hostile case whose median is reported
     /// after the table.
     #[arg(long, default_value_t = 5)]
@@ -37,8 +31,7 @@ pub struct Args {
 pub fn run(root: &Path, args: Args) -> Result<ExitCode> {
     let Args {
         rounds,
-        dist,
-        floor,
+        measured: Measured { dist, floor },
         hostile_runs,
         cold,
         policies,

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 
-use super::within_budget;
+use super::{Measured, within_budget};
 use crate::workspace::resolve;
 use crate::{bench_server, workspace};
 
@@ -23,14 +23,8 @@ pub struct Args {
     /// Concurrent connections.
     #[arg(long, default_value_t = 8)]
     pub concurrency: usize,
-    #[arg(long, default_value = "dist")]
-    pub dist: PathBuf,
-    /// The floor module, built with the policies' profile.
-    #[arg(
-        long,
-        default_value = "target/wasm32-wasip1/policy-opt/floor_policy.wasm"
-    )]
-    pub floor: PathBuf,
+    #[command(flatten)]
+    pub measured: Measured,
     /// The reading floor: reads the request as every policy does and
     /// accepts, so that each policy's ratio splits into what the shared
     /// reading costs and what its rule costs.
@@ -51,8 +45,7 @@ pub fn run(root: &Path, args: Args) -> Result<ExitCode> {
         seconds,
         rounds,
         concurrency,
-        dist,
-        floor,
+        measured: Measured { dist, floor },
         reading_floor,
         sigstore_trust_config,
         policies,

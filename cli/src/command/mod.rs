@@ -94,6 +94,20 @@ pub fn snapshot(
     Ok(Some(std::sync::Arc::new(snapshot)))
 }
 
+/// What both benchmarks measure: the modules, and the floor they are set
+/// against.
+#[derive(clap::Args)]
+pub struct Measured {
+    #[arg(long, default_value = "dist")]
+    pub dist: PathBuf,
+    /// The floor module, built with the policies' profile.
+    #[arg(
+        long,
+        default_value = "target/wasm32-wasip1/policy-opt/floor_policy.wasm"
+    )]
+    pub floor: PathBuf,
+}
+
 /// A benchmark's exit: a failure that names each budget broken, success
 /// when none is (a figure above its budget is not a failure, however it
 /// compares with the last run).

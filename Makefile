@@ -282,12 +282,13 @@ fuzz: dist
 fuzz-smoke:
 	FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS) tools/fuzz smoke
 
-## Regenerates policies/values-schema/schemas/ from the Cozystack release
-## files in ../shared/data (chart schemas and ApplicationDefinitions);
-## values-schema's drift test fails until the result is committed.
+## Regenerates policies/values-schema/schemas/ (the chart schemas and
+## index.json the policy's build script turns into its embedded trees) from
+## the Cozystack release files in ../shared/data; the generator's drift
+## test fails until the result is committed.
 .PHONY: schemas
 schemas:
-	$(CARGO) run $(CARGO_FLAGS) --release -p values-schema --example generate-schemas
+	$(CARGO) run $(CARGO_FLAGS) --release -p values-schema-generator
 
 ## The browser playground (playground/): a static site in target/playground-site
 ## that any static host serves; prints its transfer size. `browser-test`

@@ -22,7 +22,6 @@
 //! storageclass-immutable: each failure is reported by one policy.
 
 pub mod bounds;
-pub mod generate;
 pub mod helm;
 pub mod messages;
 pub mod rules;

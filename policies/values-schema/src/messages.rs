@@ -20,9 +20,7 @@ use crate::schemas::{AddonSchema, App, Json, NullFailure};
 use crate::undeclared::closest;
 use crate::validate::{Failure, Kind, Token, Type};
 
-/// Kubernetes' quantity regex, as cozyvalues-gen writes it for every
-/// `quantity` field (`size`, `resources.cpu`, ...).
-pub const QUANTITY_PATTERN: &str = r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$";
+pub use tree::QUANTITY_PATTERN;
 
 /// The most allowed values an enum message lists: Postgres'
 /// `resourcesPreset` has 47, and a warning carries 256 characters.
@@ -318,7 +316,7 @@ mod tests {
     use serde_json::json;
 
     fn check(schema: Value, instance: Value) -> Vec<String> {
-        let failures = crate::validate::validate(crate::generate::leak(&schema), &instance);
+        let failures = crate::validate::validate(tree::write::leak(&schema), &instance);
         violations(&failures, &instance, &FieldPath::parse("spec"), "Test")
             .into_iter()
             .map(|v| format!("{}: {}", v.path, v.message))

@@ -1,119 +1,15 @@
 //! The embedded schemas.
 //!
-//! `schemas/index.rs` (generated, [`crate::generate`]) lists every shipped
-//! release and kind with its chart's schema as a static tree ([`Schema`])
-//! and the chart's defaults precomputed ([`Json`]). policy-server evaluates
+//! The index the build script writes (`build.rs`, over values-schema-tree's
+//! `write`, from the committed `schemas/`) lists every shipped release and
+//! kind with its chart's schema as a static tree ([`Schema`]) and the
+//! chart's defaults precomputed ([`Json`]). policy-server evaluates
 //! each request in a fresh instance, so nothing prepared at run time would
 //! outlive one request: the schemas are prepared at generation time
 //! instead, and a request walks them in place, with no JSON to parse and
 //! no defaults to rebuild.
 
-/// One schema of the static tree: the keywords [`crate::validate`]
-/// implements, as the generator read them from the chart's JSON. `true` is
-/// [`Schema::TRUE`] (no keyword), `false` is [`Schema::FALSE`].
-#[derive(Debug, Clone, Copy)]
-pub struct Schema {
-    /// The `false` schema: nothing is valid.
-    pub never: bool,
-    /// `type`: a bit per [`crate::validate::Type`] ([`crate::validate::Type::bit`]);
-    /// 0 when absent.
-    pub types: u8,
-    /// `enum`.
-    pub enumeration: Option<&'static [Json]>,
-    /// `properties`, sorted by name; `None` when absent.
-    pub properties: Option<&'static [(&'static str, Schema)]>,
-    /// `additionalProperties`.
-    pub additional: Additional,
-    /// `items`.
-    pub items: Option<&'static Schema>,
-    /// `anyOf`; empty when absent.
-    pub any_of: &'static [Schema],
-    /// `required`, in the schema's order.
-    pub required: &'static [&'static str],
-    /// `pattern`: the Kubernetes quantity regex (the only one supported).
-    pub quantity: bool,
-    /// `x-kubernetes-preserve-unknown-fields: true`.
-    pub preserve_unknown: bool,
-}
-
-impl Schema {
-    /// The `true` schema (and the base every generated schema updates).
-    pub const TRUE: Self = Self {
-        never: false,
-        types: 0,
-        enumeration: None,
-        properties: None,
-        additional: Additional::Absent,
-        items: None,
-        any_of: &[],
-        required: &[],
-        quantity: false,
-        preserve_unknown: false,
-    };
-
-    /// The `false` schema.
-    pub const FALSE: Self = Self {
-        never: true,
-        ..Self::TRUE
-    };
-
-    /// The schema of the declared property `name`.
-    pub fn property(&self, name: &str) -> Option<&'static Self> {
-        let properties = self.properties?;
-        properties
-            .binary_search_by(|(key, _)| (*key).cmp(name))
-            .ok()
-            .and_then(|i| properties.get(i))
-            .map(|(_, sub)| sub)
-    }
-}
-
-/// `additionalProperties`.
-#[derive(Debug, Clone, Copy)]
-pub enum Additional {
-    Absent,
-    Bool(bool),
-    Schema(&'static Schema),
-}
-
-/// A JSON value in the static tree (an `enum` member, the chart defaults).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Json {
-    Null,
-    Bool(bool),
-    /// A number serde_json reads as `u64`.
-    Uint(u64),
-    /// A negative number serde_json reads as `i64`.
-    Int(i64),
-    /// Any other number.
-    Float(f64),
-    String(&'static str),
-    Array(&'static [Json]),
-    /// Members in the order serde_json's map gave them to the generator.
-    Object(&'static [(&'static str, Json)]),
-}
-
-impl Json {
-    /// The value as serde_json holds it.
-    pub fn to_value(&self) -> serde_json::Value {
-        use serde_json::Value;
-        match *self {
-            Self::Null => Value::Null,
-            Self::Bool(b) => Value::Bool(b),
-            Self::Uint(n) => Value::from(n),
-            Self::Int(n) => Value::from(n),
-            Self::Float(f) => serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number),
-            Self::String(s) => Value::String(s.to_owned()),
-            Self::Array(items) => Value::Array(items.iter().map(Self::to_value).collect()),
-            Self::Object(members) => Value::Object(
-                members
-                    .iter()
-                    .map(|(k, v)| ((*k).to_owned(), v.to_value()))
-                    .collect(),
-            ),
-        }
-    }
-}
+pub use tree::{Additional, Json, Schema};
 
 /// One kind of a release.
 #[derive(Debug)]
@@ -127,7 +23,7 @@ pub struct App {
     /// The chart's schema, annotations removed.
     pub schema: &'static Schema,
     /// The chart's defaults, as its `values.yaml` holds them
-    /// ([`crate::helm::defaults`], computed by the generator).
+    /// (`tree::write::defaults`, computed at build time).
     pub defaults: &'static [(&'static str, Json)],
     /// Dotted paths whose schema says `self == oldSelf` (storageclass-immutable's).
     pub immutable: &'static [&'static str],
@@ -183,7 +79,7 @@ pub struct Release {
 
 mod index {
     use super::{Additional, AddonSchema, App, Closed, Json, NullFailure, Release, Schema};
-    include!("../schemas/index.rs");
+    include!(concat!(env!("OUT_DIR"), "/index.rs"));
 }
 
 pub use index::RELEASES;
@@ -239,9 +135,43 @@ mod tests {
         assert!(postgres.defaults.iter().any(|(k, _)| *k == "replicas"));
     }
 
+    /// The trees the module embeds are its committed JSON: each release's
+    /// kind points at its own chart's tree and defaults, also where the
+    /// build script shares one tree between releases.
+    #[test]
+    fn every_embedded_tree_is_its_committed_json() {
+        let schemas = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas");
+        for release in RELEASES {
+            for app in release.apps {
+                let file = schemas
+                    .join(release.version)
+                    .join(format!("{}.json", app.chart));
+                let text = std::fs::read_to_string(&file).unwrap();
+                let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+                assert_eq!(
+                    tree::write::schema_text(app.schema),
+                    tree::write::schema_text(tree::write::leak(&json)),
+                    "{} {}",
+                    release.version,
+                    app.kind
+                );
+                assert_eq!(
+                    Json::Object(app.defaults).to_value(),
+                    tree::write::defaults(&json).unwrap_or_else(|| serde_json::json!({})),
+                    "{} {}",
+                    release.version,
+                    app.kind
+                );
+            }
+        }
+    }
+
     #[test]
     fn releases_and_kinds() {
-        assert_eq!(RELEASES[0].version, crate::generate::VERSIONS[0]);
+        assert_eq!(
+            RELEASES[0].version, "v1.6.2",
+            "the newest release is the default"
+        );
         let v162 = release("v1.6.2").unwrap();
         let v154 = release("v1.5.4").unwrap();
         assert_eq!(v162.apps.len(), 30);

@@ -183,7 +183,7 @@ mod tests {
 
     #[test]
     fn walks_declared_objects_maps_and_lists() {
-        let schema = crate::generate::leak(&json!({
+        let schema = tree::write::leak(&json!({
             "type": "object",
             "properties": {
                 "replicas": {"type": "integer"},

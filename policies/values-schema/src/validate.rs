@@ -16,7 +16,7 @@
 //! `additionalProperties` (a boolean or a schema), `items` (a schema),
 //! `anyOf`, `pattern` (only Kubernetes' quantity regex, matched by
 //! [`is_quantity`]), and `default` and `x-kubernetes-preserve-unknown-fields`,
-//! which do not validate. [`crate::generate`] refuses a schema with any
+//! which do not validate. `make schemas` and the build script refuse a schema with any
 //! other keyword or pattern ([`unsupported`]), so a release whose charts
 //! use more fails at generation, not silently here. boon stays the oracle:
 //! `tests/oracle.rs` compares verdicts and failure locations on every
@@ -28,72 +28,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::messages::QUANTITY_PATTERN;
 use crate::schemas::{Additional, Json, Schema};
-
-/// A JSON type, in boon's order (the order messages list them in).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Type {
-    Null,
-    Boolean,
-    Number,
-    Integer,
-    String,
-    Array,
-    Object,
-}
-
-impl Type {
-    /// The type a schema's `type` names.
-    pub fn named(name: &str) -> Option<Self> {
-        Some(match name {
-            "null" => Self::Null,
-            "boolean" => Self::Boolean,
-            "number" => Self::Number,
-            "integer" => Self::Integer,
-            "string" => Self::String,
-            "array" => Self::Array,
-            "object" => Self::Object,
-            _ => return None,
-        })
-    }
-
-    /// Every type, in order.
-    pub const ALL: [Self; 7] = [
-        Self::Null,
-        Self::Boolean,
-        Self::Number,
-        Self::Integer,
-        Self::String,
-        Self::Array,
-        Self::Object,
-    ];
-
-    /// The type's bit in [`Schema::types`].
-    pub const fn bit(self) -> u8 {
-        match self {
-            Self::Null => 0x01,
-            Self::Boolean => 0x02,
-            Self::Number => 0x04,
-            Self::Integer => 0x08,
-            Self::String => 0x10,
-            Self::Array => 0x20,
-            Self::Object => 0x40,
-        }
-    }
-
-    /// The type of a value (a number is a `Number`).
-    fn of(value: &Value) -> Self {
-        match value {
-            Value::Null => Self::Null,
-            Value::Bool(_) => Self::Boolean,
-            Value::Number(_) => Self::Number,
-            Value::String(_) => Self::String,
-            Value::Array(_) => Self::Array,
-            Value::Object(_) => Self::Object,
-        }
-    }
-}
+pub use tree::{KEYWORDS, Type, types, unsupported};
 
 /// One step of an instance location.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -146,27 +82,6 @@ pub fn validate<'s, 'v>(schema: &'s Schema, value: &'v Value) -> Vec<Failure<'s,
 /// Whether `value` satisfies `schema`.
 pub fn is_valid(schema: &Schema, value: &Value) -> bool {
     validate(schema, value).is_empty()
-}
-
-/// The types of a [`Schema::types`] bitset, in [`Type`] order.
-pub fn types(bits: u8) -> Vec<Type> {
-    Type::ALL
-        .into_iter()
-        .filter(|t| bits & t.bit() != 0)
-        .collect()
-}
-
-/// The bitset of a `type` keyword; 0 when it names none (boon ignores what
-/// it does not know).
-pub fn type_bits(keyword: &Value) -> u8 {
-    match keyword {
-        Value::String(name) => Type::named(name).map_or(0, Type::bit),
-        Value::Array(names) => names
-            .iter()
-            .filter_map(|n| n.as_str().and_then(Type::named))
-            .fold(0, |bits, t| bits | t.bit()),
-        _ => 0,
-    }
 }
 
 /// Whether `value` equals the `enum` member `literal`, as [`equals`] has it.
@@ -376,112 +291,11 @@ fn decimal(bytes: &[u8], start: usize) -> Option<usize> {
     (whole > 0 || fraction > 0).then_some(dot + 1 + fraction)
 }
 
-/// The keywords [`validate`] implements; the generator refuses others.
-pub const KEYWORDS: &[&str] = &[
-    "type",
-    "default",
-    "properties",
-    "anyOf",
-    "pattern",
-    "required",
-    "enum",
-    "items",
-    "additionalProperties",
-    crate::generate::PRESERVE_UNKNOWN,
-];
-
-/// The first thing in `schema` that [`validate`] does not implement, as
-/// `(JSON pointer, what)`: a keyword outside [`KEYWORDS`], a pattern other
-/// than [`QUANTITY_PATTERN`], or a keyword of an unexpected shape.
-pub fn unsupported(schema: &Value) -> Option<(String, String)> {
-    let mut found = None;
-    check(schema, "", &mut found);
-    found
-}
-
-fn check(schema: &Value, path: &str, found: &mut Option<(String, String)>) {
-    if found.is_some() {
-        return;
-    }
-    let keywords = match schema {
-        Value::Bool(_) => return,
-        Value::Object(keywords) => keywords,
-        _ => {
-            *found = Some((path.to_owned(), "a schema that is not an object".into()));
-            return;
-        }
-    };
-    for (key, value) in keywords {
-        let here = pointer_in(path, key);
-        let shape_ok = match key.as_str() {
-            "default" => true,
-            k if k == crate::generate::PRESERVE_UNKNOWN => value.is_boolean(),
-            "type" => match value {
-                Value::String(name) => Type::named(name).is_some(),
-                Value::Array(names) => {
-                    !names.is_empty()
-                        && names
-                            .iter()
-                            .all(|n| n.as_str().and_then(Type::named).is_some())
-                }
-                _ => false,
-            },
-            "pattern" => {
-                if value.as_str() != Some(QUANTITY_PATTERN) {
-                    *found = Some((here, format!("pattern {value}")));
-                    return;
-                }
-                true
-            }
-            "required" => value
-                .as_array()
-                .is_some_and(|keys| keys.iter().all(Value::is_string)),
-            "enum" => value.is_array(),
-            "items" | "additionalProperties" => {
-                check(value, &here, found);
-                value.is_object() || value.is_boolean()
-            }
-            "properties" => match value {
-                Value::Object(named) => {
-                    for (name, sub) in named {
-                        check(sub, &pointer_in(&here, name), found);
-                    }
-                    true
-                }
-                _ => false,
-            },
-            "anyOf" => match value {
-                Value::Array(alternatives) if !alternatives.is_empty() => {
-                    for (i, sub) in alternatives.iter().enumerate() {
-                        check(sub, &format!("{here}/{i}"), found);
-                    }
-                    true
-                }
-                _ => false,
-            },
-            other => {
-                *found = Some((here, format!("keyword {other}")));
-                return;
-            }
-        };
-        if found.is_some() {
-            return;
-        }
-        if !shape_ok {
-            *found = Some((here, format!("keyword {key} with the value {value}")));
-            return;
-        }
-    }
-}
-
-fn pointer_in(path: &str, name: &str) -> String {
-    format!("{path}/{}", name.replace('~', "~0").replace('/', "~1"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+    use tree::QUANTITY_PATTERN;
 
     #[test]
     fn quantities() {
@@ -501,7 +315,7 @@ mod tests {
 
     #[test]
     fn keywords_as_boon_applies_them() {
-        let schema = crate::generate::leak(&json!({
+        let schema = tree::write::leak(&json!({
             "type": "object",
             "required": ["a", "b"],
             "properties": {
@@ -536,9 +350,9 @@ mod tests {
                 |f| matches!(&f.kind, Kind::AnyOf { alternatives } if alternatives.len() == 2)
             )
         );
-        assert!(!is_valid(crate::generate::leak(&json!(false)), &json!(1)));
+        assert!(!is_valid(tree::write::leak(&json!(false)), &json!(1)));
         assert!(is_valid(
-            crate::generate::leak(&json!({"enum": [1]})),
+            tree::write::leak(&json!({"enum": [1]})),
             &json!(1.0)
         ));
     }

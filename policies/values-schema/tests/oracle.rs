@@ -314,7 +314,7 @@ fn candidate(rng: &mut Rng, schema: &Value) -> Value {
             }
             rng.pick(&fixed).clone()
         }
-        1 => helm::defaults(schema).unwrap_or(Value::Null),
+        1 => tree::write::defaults(schema).unwrap_or(Value::Null),
         _ => rng.pick(&fixed).clone(),
     }
 }

@@ -20,6 +20,7 @@
 
 pub mod catalogue;
 pub mod field;
+pub mod findings;
 pub mod first_seen;
 pub mod lookup;
 pub mod request;
@@ -33,6 +34,7 @@ pub mod warnings;
 
 pub use catalogue::Release;
 pub use field::{Field, FieldError, FieldPath, Kind};
+pub use findings::Findings;
 pub use kubewarden_policy_sdk as sdk;
 pub use kubewarden_policy_sdk::settings::Validatable;
 pub use lookup::Cluster;

@@ -120,6 +120,22 @@ impl Catalogue {
         rules
     }
 
+    /// The ids of the rules of level [`Level::Setting`], in catalogue
+    /// order: the rules a policy's settings may raise to a denial.
+    pub fn raisable(&self) -> Vec<&'static str> {
+        self.ids_where(|rule| rule.level == Level::Setting)
+    }
+
+    /// The ids of the rules `raises` picks, in catalogue order: a policy's
+    /// tests hold what its settings raise to [`Catalogue::raisable`].
+    pub fn ids_where(&self, raises: impl Fn(&Rule) -> bool) -> Vec<&'static str> {
+        self.rules()
+            .into_iter()
+            .filter(|rule| raises(rule))
+            .map(|rule| rule.id)
+            .collect()
+    }
+
     /// The rule with `id`, if the policy has one.
     pub fn find(&self, id: &str) -> Option<Rule> {
         self.rules().into_iter().find(|rule| rule.id == id)
@@ -161,6 +177,11 @@ mod tests {
             Some("p/wrong-type")
         );
         assert_eq!(catalogue.find("nope"), None);
+        assert_eq!(catalogue.raisable(), ["own"]);
+        assert_eq!(
+            catalogue.ids_where(|rule| rule.level == Level::Deny),
+            ["malformed-request", "wrong-type", "missing-field"]
+        );
         assert_eq!(OWN.level.describe(), "warn (deny by setting)");
     }
 }

@@ -275,7 +275,8 @@ impl Review {
     /// Records a violation of `rule` at `path`, or only a warning when the
     /// stored object already had it: on UPDATE a policy judges what the
     /// change introduces, so an object with legacy content stays editable.
-    pub fn violation_unless_stored(
+    /// [`crate::Findings`] decides which.
+    pub(crate) fn violation_unless_stored(
         &mut self,
         stored: bool,
         rule: Rule,
@@ -287,14 +288,6 @@ impl Review {
         } else {
             self.violation(rule, path, message);
         }
-    }
-
-    /// Drops the warnings `stored` also has (same rule, field and text): on
-    /// UPDATE a rule reports what the change introduces, and a warning the
-    /// stored object already earned, repeated on every edit, is noise.
-    pub fn drop_stored_warnings(&mut self, stored: &Review) {
-        self.warnings
-            .retain(|warning| !stored.warnings.contains(warning));
     }
 
     /// Whether any violation was recorded.
@@ -362,30 +355,6 @@ mod tests {
         assert_eq!(
             response.warnings,
             Some(vec!["[p/some-rule] heads up".to_owned()])
-        );
-    }
-
-    #[test]
-    fn warnings_the_stored_object_had_are_dropped_and_new_ones_kept() {
-        let mut stored = Review::new();
-        stored.warning(RULE, FieldPath::parse("spec.a"), "old");
-        let mut review = Review::new();
-        review.warning(RULE, FieldPath::parse("spec.a"), "old");
-        review.warning(RULE, FieldPath::parse("spec.a"), "changed text");
-        review.warning(RULE, FieldPath::parse("spec.b"), "old");
-        review.violation(RULE, FieldPath::parse("spec.a"), "old");
-        review.drop_stored_warnings(&stored);
-        let verdict = review.verdict(Refusal::Invalid);
-        assert_eq!(
-            verdict.warnings(),
-            [
-                "[p/some-rule] spec.a: changed text",
-                "[p/some-rule] spec.b: old"
-            ]
-        );
-        assert_eq!(
-            verdict.message().as_deref(),
-            Some("[p/some-rule] spec.a: old")
         );
     }
 

@@ -3,7 +3,9 @@
 
 use shared::{Field, FieldError, Value};
 
-use crate::findings::{Findings, skip_wrong_types};
+use shared::Findings;
+
+use crate::skip_wrong_types;
 use crate::values::truthy;
 
 /// PostgreSQL parameters `templates/db.yaml` blocks (compared lowercased).
@@ -51,7 +53,7 @@ fn clickhouse(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
     let backup = spec.field("backup")?;
     let [system, path] = backup.members(["useSystemBucket", "s3PathOverride"])?;
     if truthy(system.json()) && truthy(path.json()) {
-        out.deny(
+        out.add(
             crate::rules::CLICKHOUSE_PATH_OVERRIDE,
             path.path(),
             "clickhouse: backup.s3PathOverride is incompatible with backup.useSystemBucket=true. The platform flow \
@@ -70,7 +72,7 @@ fn postgres_users(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError
         .into_iter()
         .find(|(name, _)| *name == "postgres")
     {
-        out.deny(
+        out.add(
             crate::rules::POSTGRES_USER,
             user.path(),
             "`users.postgres` is forbidden by policy. Use a different username (the chart fails to render; the \
@@ -86,7 +88,7 @@ fn postgres_parameters(spec: &Field<'_>, out: &mut Findings) -> Result<(), Field
         // ASCII case folding matches the template's `lower` here: no
         // non-ASCII letter lowercases to a letter of these names.
         if BLOCKED_PARAMETERS.contains(&key.to_ascii_lowercase().as_str()) {
-            out.deny(
+            out.add(
                 crate::rules::POSTGRES_PARAMETER,
                 field.path(),
                 format!(
@@ -114,7 +116,7 @@ fn postgres_bootstrap(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldE
         "s3CredentialsSecret",
     ])?;
     if truthy(system.json()) {
-        out.deny(
+        out.add(
             crate::rules::POSTGRES_BOOTSTRAP,
             bootstrap.path(),
             "postgres: bootstrap.enabled=true is incompatible with backup.useSystemBucket=true. Use a \
@@ -127,7 +129,7 @@ fn postgres_bootstrap(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldE
         if inline || from_secret {
             return Ok(());
         }
-        out.deny(
+        out.add(
             crate::rules::POSTGRES_BOOTSTRAP,
             bootstrap.path(),
             "postgres: bootstrap.enabled=true requires S3 credentials: set backup.s3AccessKey+backup.s3SecretKey, \
@@ -152,7 +154,7 @@ fn opensearch(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
         any |= roles.field(role)?.bool()?.unwrap_or(default);
     }
     if !any {
-        out.deny(
+        out.add(
             crate::rules::OPENSEARCH_ROLES,
             roles.path(),
             "At least one node role must be enabled (master, data, ingest, or ml) (the chart fails to render).",
@@ -171,7 +173,7 @@ fn vm_disk(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
         .map(|(kind, _)| kind)
         .collect();
     if kinds.len() > 1 {
-        out.deny(
+        out.add(
             crate::rules::VM_DISK_SOURCE,
             source.path(),
             format!(
@@ -204,7 +206,7 @@ fn vm_disk_source_entry(spec: &Field<'_>, out: &mut Findings) -> Result<(), Fiel
     };
     let value = entry.field(key)?;
     if value.string()? == Some("") {
-        out.deny(
+        out.add(
             crate::rules::VM_DISK_SOURCE_ENTRY,
             value.path(),
             format!(
@@ -231,7 +233,7 @@ fn vm_instance_disks(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldEr
             continue;
         };
         if !is_vm_disk_name(text) {
-            out.deny(
+            out.add(
                 crate::rules::VM_DISK_REFERENCE,
                 name.path(),
                 format!(
@@ -271,7 +273,7 @@ fn vm_instance(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
         .map(|(key, _)| key)
         .collect();
     if !missing.is_empty() {
-        out.deny(
+        out.add(
             crate::rules::VM_INSTANCE_SIZE,
             instance_type.path(),
             format!(
@@ -291,7 +293,7 @@ fn vm_instance(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
 fn etcd_size(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
     let size = spec.field("size")?;
     if let Some(number @ Value::Number(_)) = size.json() {
-        out.deny(
+        out.add(
             crate::rules::ETCD_SIZE,
             size.path(),
             format!(
@@ -318,7 +320,7 @@ fn openbao_size(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> 
         }
         _ => return Ok(()),
     };
-    out.deny(
+    out.add(
         crate::rules::OPENBAO_SIZE,
         size.path(),
         format!(
@@ -335,7 +337,7 @@ fn openbao_size(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> 
 fn ingress(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
     let [cloudflare, proxy] = spec.members(["cloudflareProxy", "proxyProtocol"])?;
     if cloudflare.bool()? == Some(true) && proxy.bool()? == Some(true) {
-        out.deny(
+        out.add(
             crate::rules::INGRESS_PROXY_PROTOCOL,
             proxy.path(),
             "cloudflareProxy and proxyProtocol are mutually exclusive: Cloudflare's HTTP proxy does not send \
@@ -351,7 +353,7 @@ fn ingress(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
 fn external_dns(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
     let provider = spec.field("provider")?;
     if provider.string()?.is_none_or(str::is_empty) {
-        out.deny(
+        out.add(
             crate::rules::EXTERNAL_DNS_PROVIDER,
             provider.path(),
             "provider is required: set it to one of cloudflare, aws, azure, google, digitalocean, linode, ovh, \

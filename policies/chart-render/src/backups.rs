@@ -5,7 +5,9 @@
 
 use shared::{Field, FieldError};
 
-use crate::findings::{Findings, skip_wrong_types};
+use shared::Findings;
+
+use crate::skip_wrong_types;
 use crate::values::truthy;
 
 /// The rules of `kind`.
@@ -37,7 +39,7 @@ fn required(
     for &(key, message) in keys {
         let field = backup.field(key)?;
         if empty(&field, empty_by_default)? {
-            out.deny(
+            out.add(
                 crate::rules::BACKUP_CREDENTIALS,
                 field.path(),
                 format!("{message} (the chart fails to render: {why}). Set backup.{key}."),
@@ -124,7 +126,7 @@ fn mongodb(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
     if restoring {
         let name = bootstrap.field("backupName")?;
         if empty(&name, true)? {
-            out.deny(
+            out.add(
                 crate::rules::MONGODB_BOOTSTRAP,
                 name.path(),
                 "bootstrap.backupName is required when bootstrap.enabled is true (the chart fails to render). Name \
@@ -134,7 +136,7 @@ fn mongodb(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
         for key in ["destinationPath", "endpointURL"] {
             let field = backup.field(key)?;
             if empty(&field, false)? {
-                out.deny(
+                out.add(
                     crate::rules::MONGODB_BOOTSTRAP,
                     field.path(),
                     format!(

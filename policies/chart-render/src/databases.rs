@@ -5,7 +5,9 @@
 
 use shared::{Field, FieldError};
 
-use crate::findings::{Findings, skip_wrong_types};
+use shared::Findings;
+
+use crate::skip_wrong_types;
 use crate::values::truthy;
 
 /// The rules of `kind`.
@@ -45,7 +47,7 @@ fn roles(kind: &str, spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldEr
         }
         let roles = database.field("roles")?;
         if !roles.is_present() {
-            out.deny(
+            out.add(
                 crate::rules::DATABASE_ROLES,
                 database.path(),
                 format!(
@@ -79,7 +81,7 @@ fn mongodb_users(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError>
     }
     for (user, field) in spec.field("users")?.entries()? {
         if !granted.contains(&user) {
-            out.deny(
+            out.add(
                 crate::rules::MONGODB_USER_ROLE,
                 field.path(),
                 format!(

@@ -12,7 +12,7 @@
 
 use shared::{Field, FieldError};
 
-use crate::findings::{Findings, Switch};
+use shared::Findings;
 
 /// What goes over plaintext, per kind.
 pub fn exposed(kind: &str) -> Option<&'static str> {
@@ -32,9 +32,7 @@ pub fn check(kind: &str, spec: &Field<'_>, out: &mut Findings) -> Result<(), Fie
     let [external, tls] = spec.members(["external", "tls"])?;
     let enabled = tls.field("enabled")?;
     if external.bool()? == Some(true) && enabled.bool()? == Some(false) {
-        out.switch(
-            crate::rules::EXTERNAL_WITHOUT_TLS,
-            Switch::ExternalWithoutTls,
+        out.add(crate::rules::EXTERNAL_WITHOUT_TLS,
             enabled.path(),
             format!(
                 "false while spec.external is true exposes {what} without TLS. Remove tls.enabled (it then follows \

@@ -9,7 +9,7 @@
 
 use shared::{Field, FieldError};
 
-use crate::findings::Findings;
+use shared::Findings;
 
 /// The `VirtualMachineClusterInstancetype`s the platform installs.
 const INSTANCE_TYPES: &[&str] = &[
@@ -155,7 +155,7 @@ pub fn vm_instance(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldErro
         .string()?
         .filter(|n| !n.is_empty() && !INSTANCE_TYPES.contains(n))
     {
-        out.warn(
+        out.add(
             crate::rules::INSTANCE_TYPE_NOT_SHIPPED,
             instance_type.path(),
             not_shipped(
@@ -170,7 +170,7 @@ pub fn vm_instance(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldErro
         .string()?
         .filter(|n| !n.is_empty() && !PREFERENCES.contains(n))
     {
-        out.warn(
+        out.add(
             crate::rules::INSTANCE_TYPE_NOT_SHIPPED,
             profile.path(),
             not_shipped(
@@ -200,7 +200,7 @@ pub fn node_group(
     let [cpu, memory] = group.field("resources")?.members(["cpu", "memory"])?;
     let sized = crate::values::truthy(cpu.json()) && crate::values::truthy(memory.json());
     if !name.is_empty() && !sized && !INSTANCE_TYPES.contains(&name) {
-        out.warn(
+        out.add(
             crate::rules::INSTANCE_TYPE_NOT_SHIPPED,
             instance_type.path(),
             not_shipped(

@@ -19,7 +19,9 @@ use shared::catalogue::app_kind;
 use shared::validators::{check_label_value, is_dns1123_subdomain};
 use shared::{Field, FieldError};
 
-use crate::findings::{Findings, skip_wrong_types};
+use shared::Findings;
+
+use crate::skip_wrong_types;
 use crate::sprig;
 use crate::values::truthy;
 
@@ -62,7 +64,7 @@ fn names(field: &Field<'_>, objects: &[(&str, String)], out: &mut Findings) {
     } else {
         "not a lowercase RFC 1123 subdomain (lowercase letters, digits, '-' and '.', a letter or digit at both ends)"
     };
-    out.deny(
+    out.add(
         crate::rules::OBJECT_NAME,
         field.path(),
         format!(
@@ -210,7 +212,7 @@ fn seaweedfs_zones(release: &str, spec: &Field<'_>, out: &mut Findings) -> Resul
 /// Denies `value` at `field` unless it is a label value.
 fn label(field: &Field<'_>, value: &str, label: &str, object: &str, out: &mut Findings) {
     if let Err(why) = check_label_value(value) {
-        out.deny(
+        out.add(
             crate::rules::LABEL_VALUE,
             field.path(),
             format!(

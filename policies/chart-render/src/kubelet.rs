@@ -12,7 +12,7 @@
 
 use shared::{Field, FieldError, FieldPath};
 
-use crate::findings::Findings;
+use shared::Findings;
 use std::cmp::Ordering;
 
 use crate::quantity::{Decimal, cpu_to_millicores, float64, is_digits, to_float};
@@ -160,7 +160,7 @@ pub fn check(
                 .map(|o| o.key)
                 .collect();
             if !set.is_empty() {
-                out.deny(
+                out.add(
                     crate::rules::KUBELET_RESERVATIONS,
                     kubelet.path(),
                     format!(
@@ -178,7 +178,7 @@ pub fn check(
             cpu_fits(name, text, [&system_cpu, &kube_cpu], &cpu, &kubelet, out);
         }
         Size::Unknown if system_cpu.value.is_some() || kube_cpu.value.is_some() => {
-            out.deny(
+            out.add(
                 crate::rules::KUBELET_RESERVATIONS,
                 kubelet.path(),
                 format!(
@@ -220,7 +220,7 @@ fn reservation(
         ),
     };
     if !well_formed {
-        out.deny(
+        out.add(
             crate::rules::KUBELET_RESERVATIONS,
             reserved.field.path(),
             format!("nodeGroup {name}: invalid {key} value {value:?} — must be {hint} (the chart fails to render)."),
@@ -236,7 +236,7 @@ fn reservation(
             Resource::Cpu => " (the template counts whole millicores)",
             Resource::Memory => "",
         };
-        out.deny(
+        out.add(
             crate::rules::KUBELET_RESERVATIONS,
             reserved.field.path(),
             format!(
@@ -267,7 +267,7 @@ fn eviction(name: &str, hard: &Override<'_>, soft: &Override<'_>, out: &mut Find
         hard
     };
     let mut deny = |at: FieldPath, message: String| {
-        out.deny(
+        out.add(
             crate::rules::KUBELET_RESERVATIONS,
             at,
             format!("nodeGroup {name}: {message} (the chart fails to render)."),
@@ -397,7 +397,7 @@ fn memory_fits(
         } else {
             memory.path()
         };
-        out.deny(
+        out.add(
             crate::rules::KUBELET_RESERVATIONS,
             at,
             format!(
@@ -431,7 +431,7 @@ fn cpu_fits(
         } else {
             cpu.path()
         };
-        out.deny(
+        out.add(
             crate::rules::KUBELET_RESERVATIONS,
             at,
             format!(

@@ -4,8 +4,10 @@
 
 use shared::{Field, FieldError, FieldPath, Release, Value};
 
-use crate::findings::{Findings, Switch, skip_wrong_types};
+use shared::Findings;
+
 use crate::kubelet;
+use crate::skip_wrong_types;
 use crate::values::{enabled, int_or, truthy};
 
 /// The chart default of `spec.version` (`values.yaml`).
@@ -122,7 +124,7 @@ pub fn removed_version(
     } else {
         "this version was removed in an earlier Cozystack release"
     };
-    out.deny(
+    out.add(
         crate::rules::REMOVED_VERSION,
         field.path(),
         format!(
@@ -149,7 +151,7 @@ pub fn downgrade(
         && to < from
         && to >= matrix.oldest
     {
-        out.warn(
+        out.add(
             crate::rules::VERSION_DOWNGRADE,
             field.path(),
             format!(
@@ -176,9 +178,7 @@ pub fn flux_minimum_version(
     if let Some(minor) = minor(version)
         && (matrix.oldest..FLUX_MINIMUM_MINOR).contains(&minor)
     {
-        out.switch(
-            crate::rules::FLUX_MINIMUM_VERSION,
-            Switch::AddonBelowMinimumVersion,
+        out.add(crate::rules::FLUX_MINIMUM_VERSION,
             flux.path(),
             format!(
                 "the Flux addon (Flux v2.8) needs Kubernetes v1.{FLUX_MINIMUM_MINOR} or newer, and spec.version is \
@@ -216,7 +216,7 @@ pub fn addon_dependencies(spec: &Field<'_>, out: &mut Findings) -> Result<(), Fi
             continue;
         };
         if !needed {
-            out.deny(
+            out.add(
                 crate::rules::ADDON_REQUIRES_ADDON,
                 field.path(),
                 format!(
@@ -245,7 +245,7 @@ pub fn ouroboros_gateway_api(spec: &Field<'_>, out: &mut Findings) -> Result<(),
         _ => false,
     };
     if on && !enabled(&addons, "gatewayAPI")? {
-        out.deny(
+        out.add(
             crate::rules::OUROBOROS_GATEWAY_API,
             flag.path(),
             "addons.ouroboros.valuesOverride.ouroboros.controller.gatewayApi.enabled=true requires \
@@ -307,7 +307,7 @@ pub fn workers(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
     let Some(groups) = groups(spec)? else {
         // The implicit md0: ingress-nginx role, up to 10 workers, none at start.
         if on.contains(&"ingressNginx") {
-            out.warn(
+            out.add(
                 crate::rules::INGRESS_WITHOUT_INITIAL_WORKERS,
                 node_groups.path(),
                 "empty, so only the implicit md0 (minReplicas 0) runs ingress-nginx: the cluster starts without \
@@ -317,9 +317,7 @@ pub fn workers(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
         return Ok(());
     };
     if groups.iter().all(|group| group.max < 1) {
-        out.switch(
-            crate::rules::ADDONS_WITHOUT_WORKERS,
-            Switch::AddonWithoutWorkers,
+        out.add(crate::rules::ADDONS_WITHOUT_WORKERS,
             node_groups.path(),
             format!(
                 "every node group has maxReplicas 0, so no worker ever runs the enabled addons ({}). Raise \
@@ -338,9 +336,7 @@ pub fn workers(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
         .collect();
     let flag = addons.at("ingressNginx.enabled")?;
     if ingress.is_empty() {
-        out.switch(
-            crate::rules::INGRESS_WITHOUT_ROLE,
-            Switch::AddonWithoutWorkers,
+        out.add(crate::rules::INGRESS_WITHOUT_ROLE,
             flag.path(),
             "ingress-nginx runs only on nodes with role ingress-nginx, and no node group with maxReplicas >= 1 has \
              it, so the controller never runs. Add ingress-nginx to the roles of a node group.",
@@ -348,7 +344,7 @@ pub fn workers(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
     } else if let Some(first) = ingress.first()
         && ingress.iter().all(|group| group.min < 1)
     {
-        out.warn(
+        out.add(
             crate::rules::INGRESS_WITHOUT_INITIAL_WORKERS,
             first.field.field("minReplicas")?.path(),
             "0 in every node group with role ingress-nginx: the cluster starts without an ingress node. Set \
@@ -385,9 +381,7 @@ fn workers_v1_5_4(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError
         }
     }
     if md0_roles == Some((true, false)) {
-        out.switch(
-            crate::rules::INGRESS_WITHOUT_ROLE,
-            Switch::AddonWithoutWorkers,
+        out.add(crate::rules::INGRESS_WITHOUT_ROLE,
             addons.at("ingressNginx.enabled")?.path(),
             "ingress-nginx runs only on nodes with role ingress-nginx, and no node group has it (md0's roles replace \
              the chart's default, which has it), so the controller never runs. Add ingress-nginx to the roles of a \
@@ -436,7 +430,7 @@ fn node_group(
     skip_wrong_types(kubelet::check(name, group, default_instance_type, out));
     let ephemeral = group.field("ephemeralStorage")?;
     if ephemeral.is_present() {
-        out.deny(
+        out.add(
             crate::rules::EPHEMERAL_STORAGE,
             ephemeral.path(),
             format!(
@@ -468,7 +462,7 @@ fn half_set_resources(
     let [cpu, memory] = resources.members(["cpu", "memory"])?;
     let (cpu, memory) = (truthy(cpu.json()), truthy(memory.json()));
     if instance_type && cpu != memory {
-        out.deny(
+        out.add(
             crate::rules::NODE_GROUP_RESOURCES,
             resources.path(),
             format!(
@@ -505,7 +499,7 @@ fn nodes_max_unhealthy(spec: &Field<'_>, out: &mut Findings) -> Result<(), Field
     if let Some(value) = field.string()?
         && !is_max_unhealthy(value)
     {
-        out.deny(
+        out.add(
             crate::rules::MAX_UNHEALTHY,
             field.path(),
             max_unhealthy_message(&field.path(), value),
@@ -539,7 +533,7 @@ pub fn max_unhealthy(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldEr
             if let Ok(Some(value)) = own.string()
                 && !is_max_unhealthy(value)
             {
-                out.deny(
+                out.add(
                     crate::rules::MAX_UNHEALTHY,
                     own.path(),
                     max_unhealthy_message(&own.path(), value),
@@ -551,7 +545,7 @@ pub fn max_unhealthy(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldEr
         && let Some(value) = global.string()?
         && !is_max_unhealthy(value)
     {
-        out.deny(
+        out.add(
             crate::rules::MAX_UNHEALTHY,
             global.path(),
             max_unhealthy_message(&global.path(), value),
@@ -587,7 +581,7 @@ pub fn extra_volumes(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldEr
         };
         let index = volume.path();
         if name.is_empty() {
-            out.deny(
+            out.add(
                 crate::rules::EXTRA_VOLUMES,
                 name_field.path(),
                 format!(
@@ -598,7 +592,7 @@ pub fn extra_volumes(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldEr
             continue;
         }
         if RESERVED_VOLUMES.contains(&name.as_str()) {
-            out.deny(
+            out.add(
                 crate::rules::EXTRA_VOLUMES,
                 name_field.path(),
                 format!(
@@ -607,7 +601,7 @@ pub fn extra_volumes(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldEr
                 ),
             );
         } else if names.contains(&name) {
-            out.deny(
+            out.add(
                 crate::rules::EXTRA_VOLUMES,
                 name_field.path(),
                 format!(
@@ -624,7 +618,7 @@ pub fn extra_volumes(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldEr
             .collect();
         sources.sort_unstable();
         if sources.len() != 1 {
-            out.deny(
+            out.add(
                 crate::rules::EXTRA_VOLUMES,
                 index.clone(),
                 format!(
@@ -637,7 +631,7 @@ pub fn extra_volumes(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldEr
         }
         for source in sources {
             if !VOLUME_SOURCES.contains(&source) {
-                out.deny(
+                out.add(
                     crate::rules::EXTRA_VOLUMES,
                     index.key(source),
                     format!(
@@ -660,7 +654,7 @@ pub fn extra_volumes(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldEr
             Some(other) => other.to_string(),
         };
         if name.is_empty() {
-            out.deny(
+            out.add(
                 crate::rules::EXTRA_VOLUME_MOUNTS,
                 name_field.path(),
                 format!(
@@ -669,7 +663,7 @@ pub fn extra_volumes(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldEr
                 ),
             );
         } else if !names.contains(&name) {
-            out.deny(
+            out.add(
                 crate::rules::EXTRA_VOLUME_MOUNTS,
                 name_field.path(),
                 format!(

@@ -13,7 +13,7 @@
 //! Verdicts: a template `fail` is denied; what renders but is probably a
 //! mistake is a warning, which a setting may raise. On UPDATE, the same
 //! rules run over the stored object, and a denial the stored object
-//! already had is only a warning ([`findings::Findings::record`]).
+//! already had is only a warning ([`shared::Findings::record`]).
 //!
 //! Types: values-schema reports a value of the wrong JSON type, so a rule
 //! that finds one where it reads skips silently. Only a `spec` that is not
@@ -24,7 +24,6 @@ mod apps;
 mod backups;
 mod databases;
 mod exposure;
-mod findings;
 mod instance_types;
 mod keys;
 mod kubelet;
@@ -38,10 +37,10 @@ mod settings;
 mod sprig;
 mod values;
 
-use findings::{Findings, skip_wrong_types};
 use shared::catalogue::APPS_GROUP;
 use shared::{
-    Field, FieldError, Kind, Operation, Reading, Refusal, Release, Request, Review, Verdict,
+    Field, FieldError, Findings, Kind, Operation, Reading, Refusal, Release, Request, Review,
+    Verdict,
 };
 
 pub use rules::RULES;
@@ -127,6 +126,13 @@ fn spec<'a>(object: &Field<'a>) -> Result<Field<'a>, FieldError> {
     Ok(spec)
 }
 
+/// Runs one rule whose `Err` only says that a field it reads has the wrong
+/// JSON type: values-schema reports that, so the rule is skipped rather
+/// than reporting it twice (the module's "Types").
+fn skip_wrong_types(rule: Result<(), FieldError>) {
+    rule.unwrap_or_default();
+}
+
 /// The rule: pure over the request and settings.
 pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, FieldError> {
     if request.group != APPS_GROUP
@@ -172,7 +178,8 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
         }
     }
     let mut review = Review::new();
-    found.record(before.as_ref(), settings, &mut review);
-    extra.record(None, settings, &mut review);
+    let raised = |rule: &shared::Rule| settings.raises(rule);
+    found.record(before.as_ref(), raised, &mut review);
+    extra.record(None, raised, &mut review);
     Ok(review.verdict(Refusal::Invalid))
 }

@@ -13,7 +13,7 @@
 
 use shared::{Field, FieldError, FieldPath};
 
-use crate::findings::Findings;
+use shared::Findings;
 
 /// The name a tenant module must have (its chart's name).
 pub fn fixed_name(kind: &str) -> Option<&'static str> {
@@ -31,7 +31,7 @@ pub fn check(kind: &str, name: &str, namespace: &str, out: &mut Findings) {
     if let Some(fixed) = fixed_name(kind)
         && name != fixed
     {
-        out.deny(
+        out.add(
             crate::rules::FIXED_NAME,
             FieldPath::parse("metadata.name"),
             format!(
@@ -41,7 +41,7 @@ pub fn check(kind: &str, name: &str, namespace: &str, out: &mut Findings) {
         );
     }
     if kind == "BootBox" && namespace != "tenant-root" {
-        out.deny(
+        out.add(
             crate::rules::FIXED_NAMESPACE,
             FieldPath::parse("metadata.namespace"),
             format!(
@@ -51,7 +51,7 @@ pub fn check(kind: &str, name: &str, namespace: &str, out: &mut Findings) {
         );
     }
     if kind == "Tenant" && !namespace.starts_with("tenant-") {
-        out.deny(
+        out.add(
             crate::rules::TENANT_NAMESPACE,
             FieldPath::parse("metadata.namespace"),
             format!(
@@ -70,7 +70,7 @@ pub fn kubernetes_nodes(
 ) -> Result<(), FieldError> {
     let cluster = spec.field("cluster")?;
     let Some(parent) = cluster.string()?.filter(|c| !c.is_empty()) else {
-        out.deny(
+        out.add(
             crate::rules::NODES_CLUSTER,
             cluster.path(),
             "kubernetes-nodes: .Values.cluster is required — set it to the parent Kubernetes CR name so the pool \
@@ -82,7 +82,7 @@ pub fn kubernetes_nodes(
         .strip_prefix(parent)
         .and_then(|rest| rest.strip_prefix('-'));
     if pool.is_none_or(str::is_empty) {
-        out.deny(
+        out.add(
             crate::rules::NODES_NAME,
             FieldPath::parse("metadata.name"),
             format!(

@@ -6,7 +6,9 @@
 
 use shared::{Field, FieldError};
 
-use crate::findings::{Findings, skip_wrong_types};
+use shared::Findings;
+
+use crate::skip_wrong_types;
 use crate::values::truthy;
 
 /// When a chart renders a component's resources.
@@ -273,7 +275,7 @@ fn nested(resources: &Field<'_>, template: &str, out: &mut Findings) -> Result<(
     let Some(section) = [requests, limits].into_iter().find(Field::is_present) else {
         return Ok(());
     };
-    out.deny(
+    out.add(
         crate::rules::FLAT_RESOURCES,
         section.path(),
         format!(

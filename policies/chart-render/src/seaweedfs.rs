@@ -6,7 +6,9 @@
 
 use shared::{Field, FieldError};
 
-use crate::findings::{Findings, skip_wrong_types};
+use shared::Findings;
+
+use crate::skip_wrong_types;
 use crate::values::{int_or, truthy};
 
 /// The chart defaults.
@@ -36,7 +38,7 @@ pub fn check(spec: &Field<'_>, out: &mut Findings) {
 }
 
 fn deny(out: &mut Findings, field: &Field<'_>, message: impl std::fmt::Display) {
-    out.deny(
+    out.add(
         crate::rules::SEAWEEDFS_TOPOLOGY,
         field.path(),
         format!("{message} (the chart fails to render)."),
@@ -106,7 +108,7 @@ fn topology(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
 }
 
 fn deny_pool(out: &mut Findings, field: &Field<'_>, message: impl std::fmt::Display) {
-    out.deny(
+    out.add(
         crate::rules::SEAWEEDFS_POOL,
         field.path(),
         format!("{message} (the chart fails to render)."),

@@ -1,7 +1,9 @@
 //! Settings of `chart-render`.
 
 use serde::Deserialize;
-use shared::{CozystackVersion, Exemptions, Validatable};
+use shared::{CozystackVersion, Exemptions, Rule, Validatable};
+
+use crate::rules;
 
 /// Settings of the policy; every field is optional, and the defaults never
 /// deny what the platform renders.
@@ -33,6 +35,29 @@ pub struct Settings {
     pub cozystack_version: CozystackVersion,
 }
 
+impl Settings {
+    /// Whether the settings raise `rule`, a warning by default, to a denial.
+    pub fn raises(&self, rule: &Rule) -> bool {
+        [
+            (rules::EXTERNAL_WITHOUT_TLS, self.deny_external_without_tls),
+            (
+                rules::FLUX_MINIMUM_VERSION,
+                self.deny_addons_below_minimum_version,
+            ),
+            (
+                rules::ADDONS_WITHOUT_WORKERS,
+                self.deny_addons_without_workers,
+            ),
+            (
+                rules::INGRESS_WITHOUT_ROLE,
+                self.deny_addons_without_workers,
+            ),
+        ]
+        .iter()
+        .any(|(raised, on)| raised == rule && *on)
+    }
+}
+
 impl Validatable for Settings {
     fn validate(&self) -> Result<(), String> {
         self.exemptions.validate()?;
@@ -59,6 +84,10 @@ mod tests {
         assert!(all.deny_external_without_tls);
         assert!(all.deny_addons_below_minimum_version);
         assert!(all.deny_addons_without_workers);
+        // Exactly the rules the catalogue says a setting raises.
+        let raised = |settings: &Settings| rules::RULES.ids_where(|rule| settings.raises(rule));
+        assert_eq!(raised(&all), rules::RULES.raisable());
+        assert!(raised(&Settings::default()).is_empty());
     }
 
     #[test]

@@ -18,7 +18,7 @@
 //! stands: a host error says nothing about the object.
 
 use shared::lookup::{Cluster, ListByNamespace, LookupError, label, list_items, text};
-use shared::{FieldPath, Review};
+use shared::{FieldPath, Findings};
 
 use crate::settings::MissingTargets;
 use crate::spec::{AppTarget, GroupTarget};
@@ -78,14 +78,15 @@ fn security_groups(cluster: &dyn Cluster, namespace: &str) -> Result<Vec<String>
 }
 
 /// Records a reference that names nothing, as the setting says.
-fn missing(review: &mut Review, mode: MissingTargets, path: FieldPath, what: String) {
+fn missing(out: &mut Findings, mode: MissingTargets, path: FieldPath, what: String) {
+    let rule = crate::rules::MISSING_TARGET;
     match mode {
-        MissingTargets::Deny => review.violation(
-            crate::rules::MISSING_TARGET,
+        MissingTargets::Deny => out.add(
+            rule,
             path,
             format!("{what}; create it first or correct the reference (missingTargets: deny)"),
         ),
-        MissingTargets::Warn => review.warning(crate::rules::MISSING_TARGET, path, what),
+        MissingTargets::Warn => out.add(rule, path, what),
         MissingTargets::Ignore => {}
     }
 }
@@ -98,7 +99,7 @@ pub fn check(
     apps: &[&AppTarget<'_>],
     groups: &[&GroupTarget<'_>],
     mode: MissingTargets,
-    review: &mut Review,
+    out: &mut Findings,
 ) {
     if let Some(first) = apps.first() {
         let found = if namespace.is_empty() {
@@ -116,7 +117,7 @@ pub fn check(
                             "this peer matches no pods until it does"
                         };
                         missing(
-                            review,
+                            out,
                             mode,
                             app.reference.path(),
                             format!(
@@ -127,7 +128,7 @@ pub fn check(
                     }
                 }
             }
-            Err(error) => not_checked(review, first.list.path(), "applications", namespace, &error),
+            Err(error) => not_checked(out, first.list.path(), "applications", namespace, &error),
         }
     }
     if let Some(first) = groups.first() {
@@ -141,7 +142,7 @@ pub fn check(
                 for group in groups {
                     if !found.iter().any(|n| *n == group.name) {
                         missing(
-                            review,
+                            out,
                             mode,
                             group.reference.path(),
                             format!(
@@ -153,13 +154,7 @@ pub fn check(
                     }
                 }
             }
-            Err(error) => not_checked(
-                review,
-                first.list.path(),
-                "SecurityGroups",
-                namespace,
-                &error,
-            ),
+            Err(error) => not_checked(out, first.list.path(), "SecurityGroups", namespace, &error),
         }
     }
 }
@@ -167,7 +162,7 @@ pub fn check(
 /// Records that the `what` of `namespace` could not be listed: the static
 /// verdict stands, and the warning says why, in the host's own words.
 fn not_checked(
-    review: &mut Review,
+    out: &mut Findings,
     path: FieldPath,
     what: &str,
     namespace: &str,
@@ -178,7 +173,7 @@ fn not_checked(
     } else {
         format!("cannot list the {what} of {namespace}: {error}")
     };
-    review.warning(
+    out.add(
         crate::rules::EXISTENCE_NOT_CHECKED,
         path,
         format!("existence not checked: {reason}"),

@@ -20,7 +20,7 @@ pub mod rules;
 mod settings;
 mod spec;
 
-use shared::{FieldError, Operation, Reading, Refusal, Request, Review, Verdict};
+use shared::{FieldError, Findings, Operation, Reading, Refusal, Request, Review, Verdict};
 
 pub use rules::RULES;
 pub use settings::{Finding, MissingTargets, Settings};
@@ -57,11 +57,15 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
         Operation::Update => Known::read(&old_object),
         _ => Known::default(),
     };
-    let mut review = Review::new();
-    let mut walk = Walk::new(&mut review, settings, request.cluster(), &known);
+    let mut found = Findings::new();
+    let mut walk = Walk::new(&mut found, settings, request.cluster(), &known);
     walk.name(&name)?;
     walk.spec(&spec)?;
     let targets = walk.targets;
+    // What the stored object had, the walk knew from `known`.
+    let raised = |rule: &shared::Rule| settings.raises(rule);
+    let mut review = Review::new();
+    found.record(None, raised, &mut review);
     // A group that is rejected anyway costs no existence lookup.
     if settings.missing_targets == MissingTargets::Ignore || review.has_violations() {
         return Ok(review.verdict(Refusal::Invalid));
@@ -87,14 +91,16 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
     } else {
         &request.namespace
     };
+    let mut missing = Findings::new();
     existence::check(
         request.cluster(),
         namespace,
         &apps,
         &groups,
         settings.missing_targets,
-        &mut review,
+        &mut missing,
     );
+    missing.record(None, raised, &mut review);
     Ok(review.verdict(Refusal::Invalid))
 }
 

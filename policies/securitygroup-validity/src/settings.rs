@@ -92,6 +92,15 @@ impl Settings {
     pub fn denies(&self, finding: Finding) -> bool {
         self.deny.contains(&finding)
     }
+
+    /// Whether the settings raise `rule`, a warning by default, to a
+    /// denial: a finding `deny` lists, or a missing target under
+    /// `missingTargets: deny`.
+    pub fn raises(&self, rule: &shared::Rule) -> bool {
+        self.deny.iter().any(|finding| finding.rule() == *rule)
+            || (*rule == crate::rules::MISSING_TARGET
+                && self.missing_targets == MissingTargets::Deny)
+    }
 }
 
 impl Validatable for Settings {
@@ -170,6 +179,18 @@ mod tests {
         );
         assert!(check(r#"{"deny": "unknownKind"}"#).is_err());
         assert!(check(r#"{"deny": ["UnknownKind"]}"#).is_err());
+    }
+
+    #[test]
+    fn the_settings_raise_exactly_the_raisable_rules() {
+        let all = check(
+            r#"{"deny": ["duplicateAttachment", "foreignApiGroup", "impossibleGroupName", "unknownKind"],
+                "missingTargets": "deny"}"#,
+        )
+        .unwrap();
+        let raised = |settings: &Settings| crate::RULES.ids_where(|rule| settings.raises(rule));
+        assert_eq!(raised(&all), crate::RULES.raisable());
+        assert!(raised(&Settings::default()).is_empty());
     }
 
     #[test]

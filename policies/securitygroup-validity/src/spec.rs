@@ -17,7 +17,7 @@ use shared::validators::{
     check_label_value, check_qualified_name, is_cidr_or_ip, is_cilium_protocol,
     is_dns1123_subdomain, is_reserved_cilium_entity, port_errors,
 };
-use shared::{Field, FieldError, FieldPath, Review};
+use shared::{Field, FieldError, FieldPath, Findings};
 
 use crate::kinds;
 use crate::settings::{Finding, MissingTargets, Settings};
@@ -150,7 +150,7 @@ fn canonical_group(group: &str) -> &str {
 
 /// One walk over an object, recording findings.
 pub struct Walk<'r, 'a> {
-    review: &'r mut Review,
+    found: &'r mut Findings,
     settings: &'r Settings,
     /// Where the ApplicationDefinitions are listed, when a kind needs it.
     cluster: &'r dyn Cluster,
@@ -164,13 +164,13 @@ pub struct Walk<'r, 'a> {
 
 impl<'r, 'a> Walk<'r, 'a> {
     pub fn new(
-        review: &'r mut Review,
+        found: &'r mut Findings,
         settings: &'r Settings,
         cluster: &'r dyn Cluster,
         known: &'r Known<'a>,
     ) -> Self {
         Self {
-            review,
+            found,
             settings,
             cluster,
             known,
@@ -180,19 +180,16 @@ impl<'r, 'a> Walk<'r, 'a> {
     }
 
     /// Records what cozystack-api accepts but what is redundant or selects
-    /// nothing: a rejection when the setting `deny` lists it, unless the
-    /// stored object already had the reference (`stored`); a warning
-    /// otherwise.
+    /// nothing: a warning, which the setting `deny` raises to a rejection
+    /// (the message then names the setting), unless the stored object
+    /// already had the reference (`stored`).
     fn finding(&mut self, finding: Finding, path: FieldPath, message: String, stored: bool) {
-        if self.settings.denies(finding) && !stored {
-            self.review.violation(
-                finding.rule(),
-                path,
-                format!("{message} (deny: {})", finding.name()),
-            );
+        let message = if self.settings.denies(finding) {
+            format!("{message} (deny: {})", finding.name())
         } else {
-            self.review.warning(finding.rule(), path, message);
-        }
+            message
+        };
+        self.found.add_known(stored, finding.rule(), path, message);
     }
 
     /// Whether the cluster serves `kind`, a kind outside the catalogue and
@@ -220,8 +217,8 @@ impl<'r, 'a> Walk<'r, 'a> {
                     "kind not checked: {kind:?} is not built in{hint} and cannot list the \
                      ApplicationDefinitions: {error}"
                 );
-                self.review
-                    .warning(crate::rules::EXISTENCE_NOT_CHECKED, field.path(), message);
+                self.found
+                    .add(crate::rules::EXISTENCE_NOT_CHECKED, field.path(), message);
                 false
             }
         }
@@ -237,14 +234,14 @@ impl<'r, 'a> Walk<'r, 'a> {
         let name = text(field)?;
         if let Err(messages) = check_membership_name(name) {
             for message in messages {
-                self.review.violation(
+                self.found.add(
                     crate::rules::INVALID_NAME,
                     field.path(),
                     invalid(name, &message),
                 );
             }
         } else if !is_dns1123_subdomain(name) {
-            self.review.violation(crate::rules::INVALID_NAME,
+            self.found.add(crate::rules::INVALID_NAME,
                 field.path(),
                 format!(
                     "{name:?} is a valid membership label but not an object name: the backing \
@@ -318,7 +315,7 @@ impl<'r, 'a> Walk<'r, 'a> {
             rules += 1;
         }
         if !attached.is_empty() && rules == 0 {
-            self.review.warning(
+            self.found.add(
                 crate::rules::NO_RULES,
                 spec.path(),
                 "no ingress or egress rules: members are labelled but not isolated \
@@ -354,7 +351,7 @@ impl<'r, 'a> Walk<'r, 'a> {
             .filter(|g| !g.is_empty())
             .map(|g| format!("apiGroup: {g}, "))
             .unwrap_or_default();
-        self.review.violation(
+        self.found.add(
             crate::rules::LEGACY_TARGET_REF,
             target.path(),
             format!(
@@ -400,8 +397,8 @@ impl<'r, 'a> Walk<'r, 'a> {
         }
         let mut passed = violations.is_empty();
         for (field, message) in violations {
-            self.review
-                .violation(crate::rules::INVALID_APP_REFERENCE, field.path(), message);
+            self.found
+                .add(crate::rules::INVALID_APP_REFERENCE, field.path(), message);
         }
         let stored = self.known.has_reference(group, kind, name);
         let [group_valid, kind_valid, _] = label_valid;
@@ -450,20 +447,20 @@ impl<'r, 'a> Walk<'r, 'a> {
         for peer in list.items()? {
             let name = text(&peer)?;
             if name.is_empty() {
-                self.review.violation(
+                self.found.add(
                     crate::rules::INVALID_GROUP_PEER,
                     peer.path(),
                     required("must name a SecurityGroup"),
                 );
             } else if is_reserved_cilium_entity(name) {
-                self.review.violation(
+                self.found.add(
                     crate::rules::INVALID_GROUP_PEER,
                     peer.path(),
                     invalid(name, RESERVED),
                 );
             } else if let Err(messages) = check_membership_name(name) {
                 for message in messages {
-                    self.review.violation(
+                    self.found.add(
                         crate::rules::INVALID_GROUP_PEER,
                         peer.path(),
                         invalid(name, &message),
@@ -494,7 +491,7 @@ impl<'r, 'a> Walk<'r, 'a> {
         for cidr in list.items()? {
             let value = text(&cidr)?;
             if !is_cidr_or_ip(value) {
-                self.review.violation(
+                self.found.add(
                     crate::rules::INVALID_CIDR,
                     cidr.path(),
                     invalid(value, "must be a valid CIDR or IP address"),
@@ -511,7 +508,7 @@ impl<'r, 'a> Walk<'r, 'a> {
                 let [port_field, protocol_field] = port.members(["port", "protocol"])?;
                 let number = text(&port_field)?;
                 for message in port_errors(number) {
-                    self.review.violation(
+                    self.found.add(
                         crate::rules::INVALID_PORT,
                         port_field.path(),
                         invalid(number, message),
@@ -519,7 +516,7 @@ impl<'r, 'a> Walk<'r, 'a> {
                 }
                 let protocol = text(&protocol_field)?;
                 if !protocol.is_empty() && !is_cilium_protocol(protocol) {
-                    self.review.violation(crate::rules::INVALID_PORT,
+                    self.found.add(crate::rules::INVALID_PORT,
                         protocol_field.path(),
                         format!(
                             "Unsupported value: {protocol:?}: supported values: \"TCP\", \"UDP\", \"SCTP\", \"ANY\""
@@ -537,7 +534,7 @@ impl<'r, 'a> Walk<'r, 'a> {
             let [name, pattern] = selector.members(["matchName", "matchPattern"])?;
             let (name, pattern) = (text(&name)?, text(&pattern)?);
             if name.is_empty() && pattern.is_empty() {
-                self.review.violation(
+                self.found.add(
                     crate::rules::INVALID_FQDN,
                     selector.path(),
                     required("must set matchName or matchPattern"),
@@ -656,6 +653,13 @@ impl<'a> Known<'a> {
 mod tests {
     use super::*;
 
+    /// The verdict on what a walk found, as `evaluate` records it.
+    fn verdict(found: Findings, settings: &Settings) -> shared::Verdict {
+        let mut review = shared::Review::new();
+        found.record(None, |rule| settings.raises(rule), &mut review);
+        review.verdict(shared::Refusal::Invalid)
+    }
+
     use shared::lookup::{GetResource, ListAll, ListByNamespace, Offline};
     use std::cell::Cell;
 
@@ -712,15 +716,15 @@ mod tests {
     /// Walks `spec` (an object with a `spec`), the stored object `old`
     /// (`{}` on CREATE), against `cluster`.
     fn walk_in(spec: &str, old: &str, settings: &Settings, cluster: &dyn Cluster) -> Walked {
-        let mut review = Review::new();
+        let mut found = Findings::new();
         let spec = json(spec);
         let spec = Field::root(Some(&spec));
         let old = json(old);
         let known = Known::read(&Field::root(Some(&old)));
-        let mut walk = Walk::new(&mut review, settings, cluster, &known);
+        let mut walk = Walk::new(&mut found, settings, cluster, &known);
         walk.spec(&spec.field("spec").unwrap()).unwrap();
         let (apps, groups) = (walk.targets.apps.len(), walk.targets.groups.len());
-        let verdict = review.verdict(shared::Refusal::Invalid);
+        let verdict = verdict(found, settings);
         Walked {
             violations: crate::tests::untagged(
                 verdict
@@ -1023,7 +1027,7 @@ mod tests {
 
     #[test]
     fn malformed_parts_are_field_errors() {
-        let mut review = Review::new();
+        let mut found = Findings::new();
         let settings = Settings::default();
         for (text, message) in [
             (
@@ -1047,7 +1051,7 @@ mod tests {
             let object = json(&object);
             let object = Field::root(Some(&object));
             let known = Known::default();
-            let mut walk = Walk::new(&mut review, &settings, &Offline, &known);
+            let mut walk = Walk::new(&mut found, &settings, &Offline, &known);
             let error = walk.spec(&object.field("spec").unwrap()).unwrap_err();
             assert_eq!(error.to_string(), message);
         }
@@ -1086,16 +1090,16 @@ mod tests {
             r#"{"metadata": {"generateName": "db-", "name": ""}}"#,
             r#"{"metadata": {"generateName": "db-"}}"#,
         ] {
-            let mut review = Review::new();
+            let mut found = Findings::new();
             let settings = Settings::default();
             let object = json(object);
             let object = Field::root(Some(&object));
             let name = object.field("metadata").unwrap().field("name").unwrap();
             let known = Known::default();
-            Walk::new(&mut review, &settings, &Offline, &known)
+            Walk::new(&mut found, &settings, &Offline, &known)
                 .name(&name)
                 .unwrap();
-            let message = review.verdict(shared::Refusal::Invalid).message().unwrap();
+            let message = verdict(found, &settings).message().unwrap();
             let lines = crate::tests::untagged(message.lines().map(str::to_owned).collect());
             assert_eq!(
                 lines.join("\n"),
@@ -1119,17 +1123,17 @@ mod tests {
                 Some("name part must be no more than 63 characters"),
             ),
         ] {
-            let mut review = Review::new();
+            let mut found = Findings::new();
             let settings = Settings::default();
             let object = format!(r#"{{"metadata": {{"name": "{name}"}}}}"#);
             let object = json(&object);
             let object = Field::root(Some(&object));
             let name = object.at("metadata.name").unwrap();
             let known = Known::default();
-            Walk::new(&mut review, &settings, &Offline, &known)
+            Walk::new(&mut found, &settings, &Offline, &known)
                 .name(&name)
                 .unwrap();
-            let message = review.verdict(shared::Refusal::Invalid).message();
+            let message = verdict(found, &settings).message();
             match expected {
                 None => assert_eq!(message, None),
                 Some(fragment) => assert!(message.unwrap().contains(fragment)),

@@ -28,7 +28,7 @@
 //! AWS keys be non-empty is not checked (README).
 
 use shared::lookup::{GetResource, LookupError, get_optional};
-use shared::{FieldPath, Request, Review, Value};
+use shared::{FieldPath, Findings, Request, Value};
 
 use crate::rules::{ETCD_ADOPTION_NOT_CHECKED, ETCD_ADOPTION_TARGET};
 
@@ -186,7 +186,7 @@ fn resolve(request: &Request<'_>) -> Result<Target, LookupError> {
 }
 
 /// A legacy EtcdCluster: can migration 50 snapshot it before adoption?
-pub fn adoption_target(request: &Request<'_>, review: &mut Review) {
+pub fn adoption_target(request: &Request<'_>, out: &mut Findings) {
     let escape = format!(
         " (a cluster that has no backup storage on purpose can take migration 50's escape hatch \
          {SKIP_BACKUP} in Package {PLATFORM_PACKAGE}, and adopt {} without a snapshot)",
@@ -195,13 +195,13 @@ pub fn adoption_target(request: &Request<'_>, review: &mut Review) {
     match resolve(request) {
         Ok(Target::Resolved) => {}
         Ok(Target::Missing(why)) => {
-            review.violation(
+            out.add(
                 ETCD_ADOPTION_TARGET,
                 FieldPath::root(),
                 format!("{why}{escape}"),
             );
         }
-        Err(error) => review.warning(
+        Err(error) => out.add(
             ETCD_ADOPTION_NOT_CHECKED,
             FieldPath::root(),
             format!("the snapshot target of migration 50 was not checked: {error}"),

@@ -32,7 +32,7 @@ mod storage_class;
 mod workers;
 
 use shared::catalogue::APPS_GROUP;
-use shared::{FieldError, Operation, Reading, Refusal, Request, Review, Verdict};
+use shared::{FieldError, Findings, Operation, Reading, Refusal, Request, Review, Verdict};
 
 pub use rules::RULES;
 pub use settings::Settings;
@@ -67,35 +67,38 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
     {
         return Ok(Verdict::allow());
     }
-    let mut review = Review::new();
+    let mut found = Findings::new();
+    let mut stored = None;
     match (&*request.group, &*request.kind) {
         (etcd::LEGACY_GROUP, etcd::LEGACY_KIND) if request.operation == Operation::Create => {
             request.required_object()?;
-            etcd::adoption_target(request, &mut review);
+            etcd::adoption_target(request, &mut found);
         }
         (APPS_GROUP, seaweedfs::KIND) if request.operation == Operation::Create => {
-            seaweedfs::naming_class(request, &request.required_object()?, &mut review)?;
+            seaweedfs::naming_class(request, &request.required_object()?, &mut found)?;
         }
         (APPS_GROUP, quota::KIND) => {
-            quota::hierarchy(request, &request.required_object()?, settings, &mut review)?;
+            quota::hierarchy(request, &request.required_object()?, settings, &mut found)?;
         }
         (storage_class::GROUP, storage_class::KIND) if request.operation == Operation::Create => {
-            storage_class::propagation(&request.required_object()?, &mut review)?;
+            storage_class::propagation(&request.required_object()?, &mut found)?;
         }
         (APPS_GROUP, workers::KIND) => {
-            workers::judge(&request.required_object()?, &mut review)?;
+            workers::judge(&request.required_object()?, &mut found)?;
             if request.operation == Operation::Create {
-                workers::registry_mirrors(request, &mut review);
+                workers::registry_mirrors(request, &mut found);
             } else {
                 // What the stored object already earned is not this
                 // change's; the mirrors are the cluster's, not the object's.
-                let mut stored = Review::new();
-                workers::judge(&request.required_old_object()?, &mut stored)?;
-                review.drop_stored_warnings(&stored);
+                let mut old = Findings::new();
+                workers::judge(&request.required_old_object()?, &mut old)?;
+                stored = Some(old);
             }
         }
         _ => {}
     }
+    let mut review = Review::new();
+    found.record(stored.as_ref(), |rule| settings.raises(rule), &mut review);
     Ok(review.verdict(Refusal::Invalid))
 }
 

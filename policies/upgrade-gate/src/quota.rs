@@ -3,7 +3,7 @@
 //!
 //! Source: the v1.6 release notes ("Hierarchical tenant resource quotas":
 //! "A tenant's declared quota is now the budget for its whole sub-tree ...
-//! Review sub-tenant quotas before upgrading. A parent quota lowered below
+//! Findings sub-tenant quotas before upgrading. A parent quota lowered below
 //! the sum of its children emits a QuotaOvercommitted event"), and at
 //! v1.6.2:
 //!
@@ -36,7 +36,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use shared::lookup::{ListAll, LookupError, list_items, text};
-use shared::{Field, FieldError, FieldPath, Operation, Request, Review, Value};
+use shared::{Field, FieldError, FieldPath, Findings, Operation, Request, Value};
 
 use crate::quantity::Quantity;
 use crate::rules::{
@@ -289,7 +289,7 @@ pub fn hierarchy(
     request: &Request<'_>,
     object: &Field<'_>,
     settings: &Settings,
-    review: &mut Review,
+    out: &mut Findings,
 ) -> Result<(), FieldError> {
     if !request.namespace.starts_with(PREFIX) {
         return Ok(());
@@ -310,7 +310,7 @@ pub fn hierarchy(
             .filter(|t| !(t.namespace == judged.namespace && t.name == judged.name))
             .collect(),
         Err(error) => {
-            not_checked(review, &field, &error);
+            not_checked(out, &field, &error);
             return Ok(());
         }
     };
@@ -318,7 +318,7 @@ pub fn hierarchy(
     let judged = &tree.judged;
     let value_at = |key: &str| written.and_then(|w| w.get(key));
     if !judged.bounded() {
-        unbounded(&tree, settings, &stored, &field, review);
+        unbounded(&tree, settings, &stored, &field, out);
         return Ok(());
     }
     // The pool this tenant roots: what its bounded sub-tenants take.
@@ -331,7 +331,7 @@ pub fn hierarchy(
         let Some(sum) = carved_sum.get(key).filter(|sum| *sum > budget) else {
             continue;
         };
-        review.violation_unless_stored(
+        out.add_known(
             stored.same(key, value_at(key)),
             TENANT_QUOTA_OVERCOMMITTED,
             field.path().key(key),
@@ -354,7 +354,7 @@ pub fn hierarchy(
     if judged.owned == ROOT_NAMESPACE {
         return Ok(());
     }
-    exceeds_parent(request, &tree, &stored, &field, review);
+    exceeds_parent(request, &tree, &stored, &field, out);
     Ok(())
 }
 
@@ -364,7 +364,7 @@ fn exceeds_parent(
     tree: &Tree,
     stored: &Stored,
     field: &Field<'_>,
-    review: &mut Review,
+    out: &mut Findings,
 ) {
     let judged = &tree.judged;
     let Some(parent) = tree.by_owned(&judged.namespace).filter(|p| p.bounded()) else {
@@ -391,7 +391,7 @@ fn exceeds_parent(
     let used = match pool_usage(request, &members) {
         Ok(used) => used,
         Err(error) => {
-            not_checked(review, field, &error);
+            not_checked(out, field, &error);
             return;
         }
     };
@@ -406,7 +406,7 @@ fn exceeds_parent(
         if *wanted <= remaining {
             continue;
         }
-        review.violation_unless_stored(
+        out.add_known(
             stored.same(key, written.and_then(|w| w.get(key))),
             TENANT_QUOTA_EXCEEDS_PARENT,
             field.path().key(key),
@@ -427,7 +427,7 @@ fn unbounded(
     settings: &Settings,
     stored: &Stored,
     field: &Field<'_>,
-    review: &mut Review,
+    out: &mut Findings,
 ) {
     let judged = &tree.judged;
     let Some(pool) = tree.pool_root(parent_namespace(&judged.owned)) else {
@@ -438,21 +438,22 @@ fn unbounded(
          (tenant-quota-allocated); declare its own quotas or accept sharing",
         pool.describe()
     );
-    if settings.deny_unbounded_sub_tenants {
-        let introduced = stored.was_bounded() != Some(false);
-        review.violation_unless_stored(
-            !introduced,
-            TENANT_QUOTA_UNBOUNDED,
-            field.path(),
-            format!("{message} (denyUnboundedSubTenants)"),
-        );
+    // Named in the message when it makes this a denial.
+    let message = if settings.deny_unbounded_sub_tenants {
+        format!("{message} (denyUnboundedSubTenants)")
     } else {
-        review.warning(TENANT_QUOTA_UNBOUNDED, field.path(), message);
-    }
+        message
+    };
+    out.add_known(
+        stored.was_bounded() == Some(false),
+        TENANT_QUOTA_UNBOUNDED,
+        field.path(),
+        message,
+    );
 }
 
-fn not_checked(review: &mut Review, field: &Field<'_>, error: &LookupError) {
-    review.warning(
+fn not_checked(out: &mut Findings, field: &Field<'_>, error: &LookupError) {
+    out.add(
         TENANT_QUOTA_NOT_CHECKED,
         field.path(),
         format!("the tenant quotas were not checked: {error}"),

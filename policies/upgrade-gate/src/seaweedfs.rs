@@ -26,7 +26,7 @@
 //! StatefulSets (by the same label, names only).
 
 use shared::lookup::{ListByNamespace, LookupError, list_items, text};
-use shared::{Field, FieldError, FieldPath, Request, Review};
+use shared::{Field, FieldError, FieldPath, Findings, Request};
 
 use crate::rules::{SEAWEEDFS_NAMING, SEAWEEDFS_NAMING_NOT_CHECKED};
 use crate::some;
@@ -126,7 +126,7 @@ fn generations(request: &Request<'_>, prefix: &str) -> Result<Generations, Looku
 pub fn naming_class(
     request: &Request<'_>,
     object: &Field<'_>,
-    review: &mut Review,
+    out: &mut Findings,
 ) -> Result<(), FieldError> {
     let topology = object.at("spec.topology")?;
     if topology.string()? == Some("Client") || request.namespace.is_empty() {
@@ -137,7 +137,7 @@ pub fn naming_class(
     let found = match generations(request, &prefix) {
         Ok(found) => found,
         Err(error) => {
-            review.warning(
+            out.add(
                 SEAWEEDFS_NAMING_NOT_CHECKED,
                 FieldPath::root(),
                 format!("the naming class was not checked: {error}"),
@@ -147,7 +147,7 @@ pub fn naming_class(
     };
     let what = request.describe();
     match (found.chart_named.is_empty(), found.release_named.is_empty()) {
-        (false, false) => review.violation(
+        (false, false) => out.add(
             SEAWEEDFS_NAMING,
             FieldPath::root(),
             format!(
@@ -159,7 +159,7 @@ pub fn naming_class(
                 some(&found.release_named)
             ),
         ),
-        (true, false) => review.violation(
+        (true, false) => out.add(
             SEAWEEDFS_NAMING,
             FieldPath::root(),
             format!(

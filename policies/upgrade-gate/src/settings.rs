@@ -1,7 +1,9 @@
 //! Settings of `upgrade-gate`.
 
 use serde::Deserialize;
-use shared::{Exemptions, Validatable};
+use shared::{Exemptions, Rule, Validatable};
+
+use crate::rules::TENANT_QUOTA_UNBOUNDED;
 
 /// Settings of the policy; every field is optional.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -20,6 +22,13 @@ pub struct Settings {
     pub deny_unbounded_sub_tenants: bool,
 }
 
+impl Settings {
+    /// Whether the settings raise `rule`, a warning by default, to a denial.
+    pub fn raises(&self, rule: &Rule) -> bool {
+        *rule == TENANT_QUOTA_UNBOUNDED && self.deny_unbounded_sub_tenants
+    }
+}
+
 impl Validatable for Settings {
     fn validate(&self) -> Result<(), String> {
         self.exemptions.validate()
@@ -32,6 +41,14 @@ mod tests {
 
     fn check(json: &str) -> Result<Settings, String> {
         shared::settings::check::<Settings>(json.as_bytes())
+    }
+
+    #[test]
+    fn the_setting_raises_exactly_the_raisable_rules() {
+        let on = check(r#"{"denyUnboundedSubTenants": true}"#).unwrap();
+        let raised = |settings: &Settings| crate::RULES.ids_where(|rule| settings.raises(rule));
+        assert_eq!(raised(&on), crate::RULES.raisable());
+        assert!(raised(&Settings::default()).is_empty());
     }
 
     #[test]

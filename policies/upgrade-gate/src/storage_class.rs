@@ -18,7 +18,7 @@
 //! Parameters are immutable, so the fix is a new class; both findings are
 //! warnings, as the upgrade goes through and only what tenants see changes.
 
-use shared::{Field, FieldError, FieldPath, Review};
+use shared::{Field, FieldError, FieldPath, Findings};
 
 use crate::rules::{LINSTOR_ANNOTATION_IGNORED, LINSTOR_NODE_LOCAL_PROPAGATED};
 
@@ -29,7 +29,7 @@ pub const REMOTE_ACCESS: &str = "linstor.csi.linbit.com/allowRemoteVolumeAccess"
 const LAYER_LIST: &str = "linstor.csi.linbit.com/layerList";
 
 /// A StorageClass: what 1.6 does with it in tenant clusters.
-pub fn propagation(object: &Field<'_>, review: &mut Review) -> Result<(), FieldError> {
+pub fn propagation(object: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
     if object.field("provisioner")?.string()? != Some(PROVISIONER) {
         return Ok(());
     }
@@ -40,7 +40,7 @@ pub fn propagation(object: &Field<'_>, review: &mut Review) -> Result<(), FieldE
     }
     let annotation = object.at("metadata.annotations")?.field(REMOTE_ACCESS)?;
     if let Some(value) = annotation.string()? {
-        review.warning(
+        out.add(
             LINSTOR_ANNOTATION_IGNORED,
             annotation.path(),
             format!(
@@ -57,7 +57,7 @@ pub fn propagation(object: &Field<'_>, review: &mut Review) -> Result<(), FieldE
     });
     if node_local {
         let path: FieldPath = remote.path();
-        review.warning(
+        out.add(
             LINSTOR_NODE_LOCAL_PROPAGATED,
             path,
             format!(

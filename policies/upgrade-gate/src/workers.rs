@@ -34,7 +34,7 @@
 
 use crate::some;
 use shared::lookup::{GetResource, get_optional};
-use shared::{Field, FieldError, FieldPath, Request, Review};
+use shared::{Field, FieldError, FieldPath, Findings, Request};
 
 use crate::rules::{
     IMPLICIT_MD0, REGISTRY_MIRRORS, REGISTRY_MIRRORS_NOT_CHECKED, WORKER_REMEDIATION,
@@ -60,13 +60,13 @@ fn groups<'f>(object: &Field<'f>) -> Result<Vec<(String, Field<'f>)>, FieldError
 }
 
 /// What the object itself shows: remediation and md0.
-pub fn judge(object: &Field<'_>, review: &mut Review) -> Result<(), FieldError> {
-    remediation(object, review)?;
-    implicit_md0(object, review)
+pub fn judge(object: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
+    remediation(object, out)?;
+    implicit_md0(object, out)
 }
 
 /// Worker remediation that 1.6's default turns on.
-fn remediation(object: &Field<'_>, review: &mut Review) -> Result<(), FieldError> {
+fn remediation(object: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
     let check = object.at("spec.nodeHealthCheck")?;
     if check.field("maxUnhealthy")?.is_present() {
         return Ok(());
@@ -80,7 +80,7 @@ fn remediation(object: &Field<'_>, review: &mut Review) -> Result<(), FieldError
     if remediated.is_empty() {
         return Ok(());
     }
-    review.warning(
+    out.add(
         WORKER_REMEDIATION,
         check.path().key("maxUnhealthy"),
         format!(
@@ -93,13 +93,13 @@ fn remediation(object: &Field<'_>, review: &mut Review) -> Result<(), FieldError
 }
 
 /// Node groups without md0, which 1.5 merges in.
-fn implicit_md0(object: &Field<'_>, review: &mut Review) -> Result<(), FieldError> {
+fn implicit_md0(object: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
     let groups = object.at("spec.nodeGroups")?;
     let written = groups.entries()?;
     if written.is_empty() || written.iter().any(|(name, _)| *name == MD0) {
         return Ok(());
     }
-    review.warning(
+    out.add(
         IMPLICIT_MD0,
         groups.path(),
         "has no md0, which 1.5 merges in and 1.6 does not: migration 47 adds it to this object; add it to \
@@ -109,7 +109,7 @@ fn implicit_md0(object: &Field<'_>, review: &mut Review) -> Result<(), FieldErro
 }
 
 /// Registry mirrors that 1.6's Talos workers lose.
-pub fn registry_mirrors(request: &Request<'_>, review: &mut Review) {
+pub fn registry_mirrors(request: &Request<'_>, out: &mut Findings) {
     let secret = get_optional(
         request.cluster(),
         &GetResource {
@@ -123,7 +123,7 @@ pub fn registry_mirrors(request: &Request<'_>, review: &mut Review) {
     );
     match secret {
         Ok(None) => {}
-        Ok(Some(_)) => review.warning(
+        Ok(Some(_)) => out.add(
             REGISTRY_MIRRORS,
             FieldPath::root(),
             format!(
@@ -132,7 +132,7 @@ pub fn registry_mirrors(request: &Request<'_>, review: &mut Review) {
                  talos.imageFactoryURL and talos.installerRepository"
             ),
         ),
-        Err(error) => review.warning(
+        Err(error) => out.add(
             REGISTRY_MIRRORS_NOT_CHECKED,
             FieldPath::root(),
             format!("the registry mirrors were not checked: {error}"),

@@ -31,7 +31,9 @@
 
 use shared::{Field, FieldError, Request, Value};
 
-use crate::{Check, Settings};
+use shared::Finding;
+
+use crate::Settings;
 
 /// The group of Cozystack's Package (`packages.cozystack.io`, cluster-scoped).
 pub const PACKAGE_GROUP: &str = "cozystack.io";
@@ -77,7 +79,7 @@ pub fn backup_block(
     request: &Request<'_>,
     object: &Field<'_>,
     _: &Settings,
-) -> Result<Vec<Check>, FieldError> {
+) -> Result<Vec<Finding>, FieldError> {
     let backup = object.at("spec.backup")?;
     // v1.6.2's schema has no `backup`, so its chart ignores a block of any
     // shape, and v1.5.4's schema refuses one of the wrong type (values-schema
@@ -87,7 +89,7 @@ pub fn backup_block(
     }
     let enabled = backup.field("enabled")?;
     if enabled.json() == Some(&Value::Bool(true)) {
-        return Ok(vec![Check::blocking(
+        return Ok(vec![Finding::new(
             crate::rules::ETCD_BACKUP_ENABLED,
             enabled.path(),
             format!(
@@ -105,7 +107,7 @@ pub fn backup_block(
         if let Some(value) = field.json()
             && !default.holds(value)
         {
-            checks.push(Check::warning(
+            checks.push(Finding::new(
                 crate::rules::ETCD_BACKUP_KEY_REMOVED,
                 field.path(),
                 "removed in Cozystack 1.6 with the whole Etcd backup block and ignored from then on; \
@@ -138,7 +140,7 @@ pub fn adopt_skip_backup(
     request: &Request<'_>,
     object: &Field<'_>,
     _: &Settings,
-) -> Result<Vec<Check>, FieldError> {
+) -> Result<Vec<Finding>, FieldError> {
     if request.name != PLATFORM_PACKAGE {
         return Ok(Vec::new());
     }
@@ -146,7 +148,7 @@ pub fn adopt_skip_backup(
         .at("spec.components.platform.values.migrations")?
         .field("etcdAdoptSkipBackup")?;
     match flag.json() {
-        Some(value) if affirmative(value) => Ok(vec![Check::blocking(
+        Some(value) if affirmative(value) => Ok(vec![Finding::new(
             crate::rules::ETCD_ADOPT_SKIP_BACKUP,
             flag.path(),
             "migration 50 would adopt every legacy etcd without its mandatory snapshot, and a botched \

@@ -39,7 +39,9 @@
 use shared::validators::go_atoi;
 use shared::{Field, FieldError, Request};
 
-use crate::{Check, Settings};
+use shared::Finding;
+
+use crate::Settings;
 
 /// CAPI's bootstrap API group, whose KubeadmConfigTemplates the v1.5.4
 /// kubernetes chart renders (`apiVersion: bootstrap.cluster.x-k8s.io/v1beta1`).
@@ -77,7 +79,7 @@ pub fn kubeadm_config_template(
     request: &Request<'_>,
     object: &Field<'_>,
     _: &Settings,
-) -> Result<Vec<Check>, FieldError> {
+) -> Result<Vec<Finding>, FieldError> {
     let managed_by = object.at("metadata.labels")?.field(MANAGED_BY)?;
     if managed_by.string()? != Some("Helm") {
         return Ok(Vec::new());
@@ -85,7 +87,7 @@ pub fn kubeadm_config_template(
     let Some((annotation, problem)) = missing_keep(object)? else {
         return Ok(Vec::new());
     };
-    Ok(vec![Check::blocking(
+    Ok(vec![Finding::new(
         crate::rules::KUBEADM_KEEP_PIN,
         annotation.path(),
         format!(
@@ -106,7 +108,7 @@ pub fn cozy_system_namespace(
     request: &Request<'_>,
     object: &Field<'_>,
     _: &Settings,
-) -> Result<Vec<Check>, FieldError> {
+) -> Result<Vec<Finding>, FieldError> {
     if !named(request, "", PLATFORM_NAMESPACE) {
         return Ok(Vec::new());
     }
@@ -122,11 +124,11 @@ pub fn cozystack_version(
     request: &Request<'_>,
     object: &Field<'_>,
     settings: &Settings,
-) -> Result<Vec<Check>, FieldError> {
+) -> Result<Vec<Finding>, FieldError> {
     if !named(request, PLATFORM_NAMESPACE, VERSION_CONFIGMAP) {
         return Ok(Vec::new());
     }
-    let mut checks: Vec<Check> = installer_pin(
+    let mut checks: Vec<Finding> = installer_pin(
         request,
         object,
         "configmap --namespace cozy-system cozystack-version",
@@ -136,7 +138,7 @@ pub fn cozystack_version(
     let version = object.at("data.version")?;
     let text = version.string()?;
     match text.and_then(go_atoi) {
-        None => checks.push(Check::blocking(
+        None => checks.push(Finding::new(
             crate::rules::MIGRATION_VERSION,
             version.path(),
             format!(
@@ -151,7 +153,7 @@ pub fn cozystack_version(
             ),
         )),
         Some(current) if current < i64::from(settings.minimum_version) => {
-            checks.push(Check::warning(
+            checks.push(Finding::new(
                 crate::rules::MIGRATION_VERSION_BELOW_MINIMUM,
                 version.path(),
                 format!(
@@ -171,9 +173,9 @@ fn installer_pin(
     request: &Request<'_>,
     object: &Field<'_>,
     kubectl_target: &str,
-) -> Result<Option<Check>, FieldError> {
+) -> Result<Option<Finding>, FieldError> {
     Ok(missing_keep(object)?.map(|(annotation, problem)| {
-        Check::blocking(
+        Finding::new(
             crate::rules::INSTALLER_KEEP_PIN,
             annotation.path(),
             format!(

@@ -17,7 +17,9 @@
 
 use shared::{Field, FieldError, Request};
 
-use crate::{Check, Settings};
+use shared::Finding;
+
+use crate::Settings;
 
 /// The version 1.6 removes.
 const REMOVED: &str = "v1.30";
@@ -27,7 +29,7 @@ pub fn removed_version(
     _: &Request<'_>,
     object: &Field<'_>,
     settings: &Settings,
-) -> Result<Vec<Check>, FieldError> {
+) -> Result<Vec<Finding>, FieldError> {
     if !settings.before_the_upgrade() {
         return Ok(Vec::new());
     }
@@ -35,7 +37,7 @@ pub fn removed_version(
     if version.string()? != Some(REMOVED) {
         return Ok(Vec::new());
     }
-    Ok(vec![Check::warning(
+    Ok(vec![Finding::new(
         crate::rules::KUBERNETES_V1_30,
         version.path(),
         "v1.30 is removed in Cozystack 1.6 and its chart refuses to render it; migration 46 bumps it \

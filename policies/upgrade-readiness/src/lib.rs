@@ -10,11 +10,12 @@
 //! clusters still on Kubernetes v1.30 ([`kubernetes`]). Checks that need
 //! several objects or the cluster's state are the README's checklist.
 //!
-//! Each finding is a [`Check`]: one that makes the upgrade lose data or
-//! fail is a violation (a `fail` in PolicyReports, the policy runs in
-//! monitor mode), the rest are warnings. On UPDATE a violation is raised
-//! only when the change introduces it; a finding the stored object already
-//! had is a warning, so an object with legacy content stays editable.
+//! A finding that makes the upgrade lose data or fail is a violation (a
+//! `fail` in PolicyReports, the policy runs in monitor mode), the rest are
+//! warnings, as each rule's catalogue level says. On UPDATE a finding is
+//! raised only when the change introduces it ([`shared::Findings`]): a
+//! violation the stored object already had is a warning, so an object with
+//! legacy content stays editable, and a warning it had is not repeated.
 
 mod etcd;
 mod keep;
@@ -23,7 +24,9 @@ pub mod rules;
 mod settings;
 
 use shared::catalogue::APPS_GROUP;
-use shared::{Field, FieldError, FieldPath, Operation, Reading, Refusal, Request, Review, Verdict};
+use shared::{
+    Field, FieldError, Finding, Findings, Operation, Reading, Refusal, Request, Review, Verdict,
+};
 
 pub use rules::RULES;
 pub use settings::Settings;
@@ -42,44 +45,8 @@ pub const READS: Reading = Reading::Paths(&[
 
 shared::policy!(Settings, evaluate, READS);
 
-/// One finding of a rule on one object.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Check {
-    /// The rule that found it.
-    pub rule: shared::Rule,
-    /// Where the problem is.
-    pub path: FieldPath,
-    /// What is wrong and what to do.
-    pub message: String,
-    /// Whether the upgrade would lose data or fail because of it (a
-    /// violation), or only something is ignored or worth a look (a warning).
-    pub blocks: bool,
-}
-
-impl Check {
-    /// A finding that makes the upgrade lose data or fail.
-    pub fn blocking(rule: shared::Rule, path: FieldPath, message: impl Into<String>) -> Self {
-        Self {
-            rule,
-            path,
-            message: message.into(),
-            blocks: true,
-        }
-    }
-
-    /// A finding worth a warning only.
-    pub fn warning(rule: shared::Rule, path: FieldPath, message: impl Into<String>) -> Self {
-        Self {
-            rule,
-            path,
-            message: message.into(),
-            blocks: false,
-        }
-    }
-}
-
 /// The rule family that judges objects of this request's kind, if any.
-type Rule = fn(&Request<'_>, &Field<'_>, &Settings) -> Result<Vec<Check>, FieldError>;
+type Rule = fn(&Request<'_>, &Field<'_>, &Settings) -> Result<Vec<Finding>, FieldError>;
 
 fn rule_for(request: &Request<'_>) -> Option<Rule> {
     match (&*request.group, &*request.kind) {
@@ -103,25 +70,20 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
     let Some(rule) = rule_for(request) else {
         return Ok(Verdict::allow());
     };
-    let checks = rule(request, &request.required_object()?, settings)?;
-    if checks.is_empty() {
+    let found: Findings = rule(request, &request.required_object()?, settings)?
+        .into_iter()
+        .collect();
+    if found.is_empty() {
         return Ok(Verdict::allow());
     }
-    let stored = if request.operation == Operation::Update {
-        rule(request, &request.required_old_object()?, settings)?
+    let stored: Option<Findings> = if request.operation == Operation::Update {
+        let old = rule(request, &request.required_old_object()?, settings)?;
+        Some(old.into_iter().collect())
     } else {
-        Vec::new()
+        None
     };
     let mut review = Review::new();
-    for check in checks {
-        let already_stored = stored
-            .iter()
-            .any(|old| old.rule == check.rule && old.path == check.path);
-        if check.blocks || already_stored {
-            review.violation_unless_stored(already_stored, check.rule, check.path, check.message);
-        } else {
-            review.warning(check.rule, check.path, check.message);
-        }
-    }
+    // No rule of this policy is raised by a setting.
+    found.record(stored.as_ref(), |_| false, &mut review);
     Ok(review.verdict(Refusal::Invalid))
 }

@@ -33,7 +33,8 @@ pub mod validate;
 use serde_json::Value;
 use shared::field::Segment;
 use shared::{
-    Field, FieldError, FieldPath, Kind, Operation, Reading, Refusal, Request, Review, Verdict,
+    Field, FieldError, FieldPath, Finding, Findings, Kind, Operation, Reading, Refusal, Request,
+    Review, Verdict,
 };
 
 use messages::Violation;
@@ -45,29 +46,6 @@ pub use settings::{Settings, UndeclaredKeys, versions};
 pub const READS: Reading = Reading::Paths(&["spec"]);
 
 shared::policy!(Settings, evaluate, READS);
-
-/// What a finding is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Severity {
-    /// Against the chart's schema: Helm would refuse to render.
-    Violation,
-    /// A `null` the chart's templates fail on.
-    NullFailsRender,
-    /// A count too large for Helm to render.
-    RenderBound,
-    /// A key an addon's chart refuses.
-    AddonSchema,
-    /// A key the chart does not declare, as `undeclaredKeys` says.
-    Undeclared,
-}
-
-/// One finding of one object.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Check {
-    path: FieldPath,
-    message: String,
-    severity: Severity,
-}
 
 /// Whether `path` is `spec.oidc` or below it (oidc-config's).
 fn under_oidc(path: &FieldPath) -> bool {
@@ -122,9 +100,9 @@ fn harbor_retention_key(app: &App, path: &FieldPath, value: Option<&Value>) -> b
 /// Whether `check` is the schema's refusal of a Kubernetes version below
 /// v1.31 (`v1.30` and older): chart-render reports those, with what
 /// migration 46 and a GitOps source that re-applies the version mean.
-fn removed_kubernetes_version(app: &App, raw: Option<&Value>, check: &Check) -> bool {
+fn removed_kubernetes_version(app: &App, raw: Option<&Value>, check: &Finding) -> bool {
     matches!(app.kind, "Kubernetes" | "KubernetesNodes")
-        && check.severity == Severity::Violation
+        && check.rule == rules::SCHEMA_VIOLATION
         && check.path == FieldPath::parse("spec.version")
         && raw_at(raw, &check.path)
             .and_then(Value::as_str)
@@ -165,7 +143,7 @@ fn null_deletes(spec: Option<&Value>, path: &[&str]) -> bool {
 }
 
 /// Everything wrong with one object's `spec` (absent: no user values).
-fn check(spec: Option<&Value>, app: &App, release: &Release, settings: &Settings) -> Vec<Check> {
+fn check(spec: Option<&Value>, app: &App, release: &Release, settings: &Settings) -> Findings {
     let base = FieldPath::parse("spec");
     let effective = helm::effective(spec.and_then(Value::as_object), app.defaults);
     let mut found = Vec::new();
@@ -179,11 +157,7 @@ fn check(spec: Option<&Value>, app: &App, release: &Release, settings: &Settings
                     "; the request sets it to null, and Helm deletes a null key together with the chart default",
                 );
             }
-            found.push(Check {
-                path,
-                message,
-                severity: Severity::Violation,
-            });
+            found.push(Finding::new(rules::SCHEMA_VIOLATION, path, message));
         }
     }
     for null in app.nulls {
@@ -191,13 +165,13 @@ fn check(spec: Option<&Value>, app: &App, release: &Release, settings: &Settings
             .path
             .iter()
             .fold(base.clone(), |path, key| path.key(key));
-        let reported = found.iter().any(|c: &Check| c.path == path);
+        let reported = found.iter().any(|c: &Finding| c.path == path);
         if !reported && null_deletes(spec, null.path) {
-            found.push(Check {
-                message: messages::null_fails_render(app, null),
+            found.push(Finding::new(
+                rules::NULL_FAILS_RENDER,
                 path,
-                severity: Severity::NullFailsRender,
-            });
+                messages::null_fails_render(app, null),
+            ));
         }
     }
     for bound in bounds::BOUNDS.iter().filter(|b| b.kind == app.kind) {
@@ -208,13 +182,13 @@ fn check(spec: Option<&Value>, app: &App, release: &Release, settings: &Settings
         let count =
             raw_at(spec, &path).filter(|n| n.as_f64().is_some_and(|n| n > f64::from(bounds::MAX)));
         if let Some(count) = count
-            && !found.iter().any(|c: &Check| c.path == path)
+            && !found.iter().any(|c: &Finding| c.path == path)
         {
-            found.push(Check {
-                message: messages::render_bound(app, bound, count),
+            found.push(Finding::new(
+                rules::RENDER_BOUND,
                 path,
-                severity: Severity::RenderBound,
-            });
+                messages::render_bound(app, bound, count),
+            ));
         }
     }
     for addon in app.addons {
@@ -233,11 +207,11 @@ fn check(spec: Option<&Value>, app: &App, release: &Release, settings: &Settings
             for key in members.keys() {
                 if closed.keys.binary_search(&key.as_str()).is_err() {
                     let suggestion = undeclared::closest(key, closed.keys.iter().copied());
-                    found.push(Check {
-                        message: messages::addon_schema(addon, suggestion.map(|s| at.key(s))),
-                        path: at.key(key),
-                        severity: Severity::AddonSchema,
-                    });
+                    found.push(Finding::new(
+                        rules::ADDON_SCHEMA,
+                        at.key(key),
+                        messages::addon_schema(addon, suggestion.map(|s| at.key(s))),
+                    ));
                 }
             }
         }
@@ -253,24 +227,20 @@ fn check(spec: Option<&Value>, app: &App, release: &Release, settings: &Settings
             if let Some(best) = key.suggestion {
                 message.push_str(&format!("; did you mean {best}?"));
             }
-            found.push(Check {
-                path: key.path,
-                message,
-                severity: Severity::Undeclared,
-            });
+            found.push(Finding::new(rules::UNDECLARED_KEY, key.path, message));
         }
     }
     // Findings another policy reports, with more to say about their cause.
-    let others = |c: &Check| {
+    let others = |c: &Finding| {
         under_oidc(&c.path)
             || removed_kubernetes_version(app, spec, c)
-            || (c.severity == Severity::Undeclared
+            || (c.rule == rules::UNDECLARED_KEY
                 && harbor_retention_key(app, &c.path, raw_at(spec, &c.path)))
     };
     found.retain(|c| !others(c));
     found.sort_by_cached_key(|c| (c.path.to_string(), c.message.clone()));
     found.dedup();
-    found
+    found.into_iter().collect()
 }
 
 /// Whether `path` and `field` are the same field, or one is inside the
@@ -322,13 +292,13 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
         return Ok(review.verdict(Refusal::Invalid));
     };
     let mut found = check(spec, app, release, settings);
-    let mut stored = Vec::new();
+    let mut stored = None;
     if request.operation == Operation::Update {
         let old_object = request.old_object();
         // A stored spec that is not an object has nothing to compare with.
         let old_spec = spec_of(&old_object).ok().flatten();
         if old_object.is_present() {
-            stored = check(old_spec, app, release, settings);
+            stored = Some(check(old_spec, app, release, settings));
         }
         // A changed immutable storage class is storageclass-immutable's to
         // report (including a null, a wrong type, or a `required` it breaks).
@@ -339,24 +309,7 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
             }
         }
     }
-    for finding in found {
-        let already = stored.contains(&finding);
-        let (rule, deny) = match finding.severity {
-            Severity::Violation => (rules::SCHEMA_VIOLATION, true),
-            Severity::NullFailsRender => (rules::NULL_FAILS_RENDER, true),
-            Severity::RenderBound => (rules::RENDER_BOUND, true),
-            Severity::AddonSchema => (rules::ADDON_SCHEMA, true),
-            Severity::Undeclared => (
-                rules::UNDECLARED_KEY,
-                settings.undeclared_keys == UndeclaredKeys::Deny,
-            ),
-        };
-        if deny {
-            review.violation_unless_stored(already, rule, finding.path, finding.message);
-        } else {
-            review.warning(rule, finding.path, finding.message);
-        }
-    }
+    found.record(stored.as_ref(), |rule| settings.raises(rule), &mut review);
     Ok(review.verdict(Refusal::Invalid))
 }
 

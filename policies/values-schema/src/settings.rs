@@ -37,6 +37,11 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// Whether the settings raise `rule`, a warning by default, to a denial.
+    pub fn raises(&self, rule: &shared::Rule) -> bool {
+        *rule == crate::rules::UNDECLARED_KEY && self.undeclared_keys == UndeclaredKeys::Deny
+    }
+
     /// The release the settings select; `None` only for a version that
     /// [`Validatable::validate`] refuses.
     pub fn release(&self) -> Option<&'static Release> {
@@ -81,6 +86,14 @@ mod tests {
         }
         let refused = check(r#"{"cozystackVersion": "v1.6"}"#).unwrap_err();
         assert!(refused.contains("set v1.6.2 or v1.5.4"), "{refused}");
+    }
+
+    #[test]
+    fn the_setting_raises_exactly_the_raisable_rules() {
+        let deny = check(r#"{"undeclaredKeys": "deny"}"#).unwrap();
+        let raised = |settings: &Settings| crate::RULES.ids_where(|rule| settings.raises(rule));
+        assert_eq!(raised(&deny), crate::RULES.raisable());
+        assert!(raised(&Settings::default()).is_empty());
     }
 
     #[test]

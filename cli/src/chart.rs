@@ -94,19 +94,48 @@ fn settings_schema<T: JsonSchema>() -> Value {
     schema.to_value()
 }
 
+/// `schema` with the rule ids its settings `deny` and `ignore` may list
+/// as their items' `enum`: the settings type holds plain strings (one
+/// shared type for every policy), and each policy's `validate` refuses
+/// the rest, but a `helm install` should refuse them first.
+fn with_rule_ids(mut schema: Value, deny: &[&str], ignore: &[&str]) -> Value {
+    for (setting, ids) in [("deny", deny), ("ignore", ignore)] {
+        if let Some(items) = schema.pointer_mut(&format!("/properties/{setting}/items")) {
+            *items = serde_json::json!({"type": "string", "enum": ids});
+        }
+    }
+    schema
+}
+
 /// The settings schema of a policy of this workspace; a new policy needs
 /// its line here (the test names it).
 fn settings_of(policy: &str) -> Option<Value> {
     Some(match policy {
-        "chart-render" => settings_schema::<chart_render::Settings>(),
+        "chart-render" => with_rule_ids(
+            settings_schema::<chart_render::Settings>(),
+            &chart_render::RULES.raisable(),
+            &[],
+        ),
         "harbor-retention" => settings_schema::<harbor_retention::Settings>(),
         "no-delete" => settings_schema::<no_delete::Settings>(),
         "oidc-config" => settings_schema::<oidc_config::Settings>(),
-        "securitygroup-validity" => settings_schema::<securitygroup_validity::Settings>(),
+        "securitygroup-validity" => with_rule_ids(
+            settings_schema::<securitygroup_validity::Settings>(),
+            &securitygroup_validity::RULES.raisable(),
+            securitygroup_validity::IGNORABLE,
+        ),
         "storageclass-immutable" => settings_schema::<storageclass_immutable::Settings>(),
-        "upgrade-gate" => settings_schema::<upgrade_gate::Settings>(),
+        "upgrade-gate" => with_rule_ids(
+            settings_schema::<upgrade_gate::Settings>(),
+            &upgrade_gate::RULES.raisable(),
+            &[],
+        ),
         "upgrade-readiness" => settings_schema::<upgrade_readiness::Settings>(),
-        "values-schema" => settings_schema::<values_schema::Settings>(),
+        "values-schema" => with_rule_ids(
+            settings_schema::<values_schema::Settings>(),
+            &values_schema::RULES.raisable(),
+            values_schema::IGNORABLE,
+        ),
         _ => return None,
     })
 }

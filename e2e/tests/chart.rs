@@ -1072,8 +1072,12 @@ fn refuses_mistakes(helm: &Helm) -> Result<(), Failed> {
             "/policies/oidc-config/settings/platformOidcEnabled",
         ),
         (
-            json!({"policies": {"securitygroup-validity": {"settings": {"missingTargets": "block"}}}}),
+            json!({"policies": {"securitygroup-validity": {"settings": {"missingTargets": "deny"}}}}),
             "missingTargets",
+        ),
+        (
+            json!({"policies": {"chart-render": {"settings": {"deny": ["removed-version"]}}}}),
+            "/policies/chart-render/settings/deny/0",
         ),
         (
             json!({"policies": {"no-delete": {"module": {"digest": "sha256:abc"}}}}),

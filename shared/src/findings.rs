@@ -20,6 +20,7 @@ use std::collections::BTreeSet;
 
 use crate::field::FieldPath;
 use crate::rule::{Level, Rule};
+use crate::settings::RuleIds;
 use crate::verdict::{Finding, Review};
 
 /// The findings of a policy's rules over one object, in the order found.
@@ -81,14 +82,17 @@ impl Findings {
 
     /// Records the findings in `review`. A rule of level [`Level::Deny`]
     /// denies, as does one of [`Level::Setting`] or [`Level::OptIn`] that
-    /// `raised` says the settings raise; [`Level::Warn`] and unraised
-    /// settings warn, and an unraised opt-in says nothing. `stored` holds
-    /// the stored object's findings on UPDATE (`None` on CREATE, or when
-    /// the stored object cannot be read and so forgives nothing).
+    /// the setting `deny` lists, and its message then ends by naming it
+    /// (`(deny: <rule>)`); [`Level::Warn`] and unlisted settings warn,
+    /// unless the setting `ignore` lists them, and an unlisted opt-in says
+    /// nothing. `stored` holds the stored object's findings on UPDATE
+    /// (`None` on CREATE, or when the stored object cannot be read and so
+    /// forgives nothing).
     pub fn record(
         self,
         stored: Option<&Findings>,
-        raised: impl Fn(&Rule) -> bool,
+        deny: &RuleIds,
+        ignore: &RuleIds,
         review: &mut Review,
     ) {
         // Compared by their lines, which hold rule, field and text: sorted
@@ -98,23 +102,20 @@ impl Findings {
             .unwrap_or_default();
         for Found { finding, stored } in self.0 {
             let had = stored || (!lines.is_empty() && lines.contains(&finding.line()));
-            let denies = match finding.rule.level {
-                Level::Deny => Some(true),
-                Level::Warn => Some(false),
-                Level::Setting => Some(raised(&finding.rule)),
-                Level::OptIn => raised(&finding.rule).then_some(true),
-            };
-            match denies {
-                Some(true) => {
-                    review.violation_unless_stored(
-                        had,
-                        finding.rule,
-                        finding.path,
-                        finding.message,
-                    );
-                }
-                Some(false) if !had => review.warning(finding.rule, finding.path, finding.message),
-                Some(false) | None => {}
+            let Finding {
+                rule,
+                path,
+                message,
+            } = finding;
+            let raised =
+                matches!(rule.level, Level::Setting | Level::OptIn) && deny.contains(&rule);
+            if rule.level == Level::Deny {
+                review.violation_unless_stored(had, rule, path, message);
+            } else if raised {
+                let message = format!("{message} (deny: {})", rule.id);
+                review.violation_unless_stored(had, rule, path, message);
+            } else if rule.level != Level::OptIn && !had && !ignore.contains(&rule) {
+                review.warning(rule, path, message);
             }
         }
     }
@@ -159,29 +160,39 @@ mod tests {
         FieldPath::parse(path)
     }
 
-    /// The message and warnings of `found` recorded against `stored`.
+    fn ids(ids: &[&str]) -> RuleIds {
+        serde_json::from_value(serde_json::json!(ids)).unwrap()
+    }
+
+    /// The message and warnings of `found` recorded against `stored`,
+    /// with the settings `deny` and `ignore`.
     fn answer(
         found: Findings,
         stored: Option<&Findings>,
-        raised: &[Rule],
+        deny: &[&str],
+        ignore: &[&str],
     ) -> (Option<String>, Vec<String>) {
         let mut review = Review::new();
-        found.record(stored, |rule| raised.contains(rule), &mut review);
+        found.record(stored, &ids(deny), &ids(ignore), &mut review);
         let verdict = review.verdict(Refusal::Invalid);
         (verdict.message(), verdict.warnings())
     }
 
+    fn some(lines: &[&str]) -> Option<String> {
+        Some(lines.join("\n"))
+    }
+
     #[test]
-    fn levels_decide_and_settings_raise() {
+    fn levels_decide_and_settings_raise_or_silence() {
         let mut found = Findings::new();
         found.add(DENY, at("spec.a"), "bad");
         found.add(WARN, at("spec.b"), "odd");
         found.add(SETTING, at("spec.c"), "risky");
         found.add(OPT_IN, at("spec.d"), "guarded");
         assert_eq!(
-            answer(found.clone(), None, &[]),
+            answer(found.clone(), None, &[], &[]),
             (
-                Some("[p/deny] spec.a: bad".to_owned()),
+                some(&["[p/deny] spec.a: bad"]),
                 vec![
                     "[p/warn] spec.b: odd".to_owned(),
                     "[p/setting] spec.c: risky".to_owned()
@@ -189,14 +200,20 @@ mod tests {
             )
         );
         assert_eq!(
-            answer(found, None, &[SETTING, OPT_IN]),
+            answer(found.clone(), None, &["setting", "opt-in"], &[]),
             (
-                Some(
-                    "[p/deny] spec.a: bad\n[p/setting] spec.c: risky\n[p/opt-in] spec.d: guarded"
-                        .to_owned()
-                ),
+                some(&[
+                    "[p/deny] spec.a: bad",
+                    "[p/setting] spec.c: risky (deny: setting)",
+                    "[p/opt-in] spec.d: guarded (deny: opt-in)"
+                ]),
                 vec!["[p/warn] spec.b: odd".to_owned()]
             )
+        );
+        // `deny` cannot raise a warning rule; `ignore` cannot silence a denial.
+        assert_eq!(
+            answer(found, None, &["warn"], &["warn", "setting", "deny"]),
+            (some(&["[p/deny] spec.a: bad"]), vec![])
         );
     }
 
@@ -214,14 +231,14 @@ mod tests {
         found.add(WARN, at("spec.c"), "odd");
         found.add(WARN, at("spec.e"), "odd");
         found.add(SETTING, at("spec.d"), "risky");
-        let (message, warnings) = answer(found, Some(&stored), &[SETTING]);
-        assert_eq!(message.as_deref(), Some("[p/deny] spec.b: bad: 2"));
+        let (message, warnings) = answer(found, Some(&stored), &["setting"], &[]);
+        assert_eq!(message, some(&["[p/deny] spec.b: bad: 2"]));
         assert_eq!(
             warnings,
             [
                 format!("[p/deny] spec.a: {STORED}bad"),
                 "[p/warn] spec.e: odd".to_owned(),
-                format!("[p/setting] spec.d: {STORED}risky"),
+                format!("[p/setting] spec.d: {STORED}risky (deny: setting)"),
             ]
         );
     }
@@ -232,8 +249,8 @@ mod tests {
         found.add_known(true, DENY, at("spec.a"), "bad");
         found.add_known(true, WARN, at("spec.b"), "odd");
         found.add_known(false, DENY, at("spec.c"), "bad");
-        let (message, warnings) = answer(found, None, &[]);
-        assert_eq!(message.as_deref(), Some("[p/deny] spec.c: bad"));
+        let (message, warnings) = answer(found, None, &[], &[]);
+        assert_eq!(message, some(&["[p/deny] spec.c: bad"]));
         assert_eq!(warnings, [format!("[p/deny] spec.a: {STORED}bad")]);
     }
 
@@ -243,7 +260,7 @@ mod tests {
         found.add(DENY, at("spec.a"), "bad");
         found.retain(|finding| finding.path == at("spec.a"));
         assert!(!found.is_empty());
-        let (message, _) = answer(found, Some(&Findings::new()), &[]);
-        assert_eq!(message.as_deref(), Some("[p/deny] spec.a: bad"));
+        let (message, _) = answer(found, Some(&Findings::new()), &[], &[]);
+        assert_eq!(message, some(&["[p/deny] spec.a: bad"]));
     }
 }

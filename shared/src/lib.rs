@@ -42,7 +42,7 @@ pub use request::{Operation, Request, User};
 pub use rule::{Catalogue, Level, Rule};
 pub use select::{Reading, Reads};
 pub use serde_json::Value;
-pub use settings::{CozystackVersion, Exemptions};
+pub use settings::{CozystackVersion, Exemptions, RuleIds};
 pub use verdict::{Finding, ParsedLine, Refusal, Review, Verdict};
 
 use kubewarden_policy_sdk::wapc_guest::CallResult;

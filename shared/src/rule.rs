@@ -121,17 +121,11 @@ impl Catalogue {
     }
 
     /// The ids of the rules of level [`Level::Setting`], in catalogue
-    /// order: the rules a policy's settings may raise to a denial.
+    /// order: the rules the setting `deny` may raise to denials.
     pub fn raisable(&self) -> Vec<&'static str> {
-        self.ids_where(|rule| rule.level == Level::Setting)
-    }
-
-    /// The ids of the rules `raises` picks, in catalogue order: a policy's
-    /// tests hold what its settings raise to [`Catalogue::raisable`].
-    pub fn ids_where(&self, raises: impl Fn(&Rule) -> bool) -> Vec<&'static str> {
         self.rules()
             .into_iter()
-            .filter(|rule| raises(rule))
+            .filter(|rule| rule.level == Level::Setting)
             .map(|rule| rule.id)
             .collect()
     }
@@ -178,10 +172,6 @@ mod tests {
         );
         assert_eq!(catalogue.find("nope"), None);
         assert_eq!(catalogue.raisable(), ["own"]);
-        assert_eq!(
-            catalogue.ids_where(|rule| rule.level == Level::Deny),
-            ["malformed-request", "wrong-type", "missing-field"]
-        );
         assert_eq!(OWN.level.describe(), "warn (deny by setting)");
     }
 }

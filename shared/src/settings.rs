@@ -13,6 +13,7 @@ use kubewarden_policy_sdk::wapc_guest::CallResult;
 
 use crate::catalogue::Release;
 use crate::request::User;
+use crate::rule::Rule;
 use crate::validators::{is_dns1123_label, is_dns1123_subdomain};
 
 /// Callers a rule does not apply to: platform controllers, break-glass
@@ -110,6 +111,40 @@ impl CozystackVersion {
     }
 }
 
+/// The settings `deny` and `ignore`: rules named by their id, as a
+/// finding's tag shows it (`[chart-render/external-without-tls]` is
+/// `external-without-tls`), so what a user reads in a warning is what they
+/// write to change it. `deny` raises a rule's warnings to denials; only a
+/// rule of level [`crate::Level::Setting`] may be listed. `ignore` silences a
+/// warning the policy can leave out. Every policy takes them in this one
+/// shape, and [`RuleIds::validate`] refuses an id its catalogue does not
+/// allow, naming the ones it does.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(transparent)]
+pub struct RuleIds(Vec<String>);
+
+impl RuleIds {
+    /// Whether `rule` is listed.
+    pub fn contains(&self, rule: &Rule) -> bool {
+        self.0.iter().any(|id| *id == rule.id)
+    }
+
+    /// Refuses an id that is not one of `allowed`, the ids the setting
+    /// `setting` may list.
+    pub fn validate(&self, setting: &str, allowed: &[&str]) -> Result<(), String> {
+        for (i, id) in self.0.iter().enumerate() {
+            if !allowed.contains(&id.as_str()) {
+                return Err(format!(
+                    "{setting}[{i}]: {id:?} is not a rule {setting} can list here; use one of {}",
+                    allowed.join(", ")
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// serde's message without the line/column suffix, which means nothing to
 /// someone who wrote the settings as YAML in a policy resource.
 fn settings_error(error: &serde_json::Error) -> String {
@@ -172,6 +207,27 @@ pub fn validate_settings<S: DeserializeOwned + Validatable>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use crate::rule::Level;
+
+    #[test]
+    fn rule_ids_are_checked_against_what_the_policy_allows() {
+        let ids: RuleIds = serde_json::from_str(r#"["a-rule", "b-rule"]"#).unwrap();
+        assert!(ids.validate("deny", &["a-rule", "b-rule"]).is_ok());
+        assert_eq!(
+            ids.validate("deny", &["a-rule"]).unwrap_err(),
+            "deny[1]: \"b-rule\" is not a rule deny can list here; use one of a-rule"
+        );
+        let rule = Rule {
+            policy: "p",
+            id: "a-rule",
+            level: Level::Setting,
+            summary: "s",
+            source: "x",
+        };
+        assert!(ids.contains(&rule));
+        assert!(!RuleIds::default().contains(&rule));
+    }
     use std::borrow::Cow;
 
     #[derive(Debug, Default, Deserialize)]

@@ -61,7 +61,7 @@ mod tests {
             r#"{{"request": {request}, "settings": {{}}}}"#
         )));
         assert!(accepted(&format!(
-            r#"{{"request": {request}, "settings": {{"missingTargets": "ignore", "deny": ["x"]}}}}"#
+            r#"{{"request": {request}, "settings": {{"ignore": ["missing-target"], "deny": ["x"]}}}}"#
         )));
     }
 

@@ -57,7 +57,7 @@ const FIX_VERBS: &[&str] = &[
 
 /// The advice in a message: the first clause (after `: `, `; `, ` — ` or a
 /// sentence end) that starts with an imperative or is a `kubectl` command to
-/// run, up to the end of its sentence, without the `(deny: setting)` note;
+/// run, up to the end of its sentence, without the `(deny: <rule>)` note;
 /// empty when there is none.
 pub fn fix(text: &str) -> String {
     let starts = std::iter::once(0).chain(
@@ -150,7 +150,7 @@ mod tests {
         );
         assert_eq!(
             fix(
-                "duplicates spec.attachments[0] (Postgres \"db\"); remove one of them (deny: duplicateAttachment)"
+                "duplicates spec.attachments[0] (Postgres \"db\"); remove one of them (deny: duplicate-attachment)"
             ),
             "remove one of them"
         );

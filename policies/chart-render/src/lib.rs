@@ -40,7 +40,7 @@ mod values;
 use shared::catalogue::APPS_GROUP;
 use shared::{
     Field, FieldError, Findings, Kind, Operation, Reading, Refusal, Release, Request, Review,
-    Verdict,
+    RuleIds, Verdict,
 };
 
 pub use rules::RULES;
@@ -178,8 +178,9 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
         }
     }
     let mut review = Review::new();
-    let raised = |rule: &shared::Rule| settings.raises(rule);
-    found.record(before.as_ref(), raised, &mut review);
-    extra.record(None, raised, &mut review);
+    // No rule of this policy can be silenced.
+    let ignore = RuleIds::default();
+    found.record(before.as_ref(), &settings.deny, &ignore, &mut review);
+    extra.record(None, &settings.deny, &ignore, &mut review);
     Ok(review.verdict(Refusal::Invalid))
 }

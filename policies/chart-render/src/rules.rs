@@ -46,7 +46,7 @@ pub const FLUX_MINIMUM_VERSION: Rule = Rule {
     policy: POLICY,
     id: "flux-minimum-version",
     level: Level::Setting,
-    summary: "the Flux addon on Kubernetes below v1.33 (`denyAddonsBelowMinimumVersion`)",
+    summary: "the Flux addon on Kubernetes below v1.33",
     source: "release notes v1.5.0 and v1.6 (Flux v2.8, helm-controller v1.5)",
 };
 
@@ -55,7 +55,7 @@ pub const ADDONS_WITHOUT_WORKERS: Rule = Rule {
     policy: POLICY,
     id: "addons-without-workers",
     level: Level::Setting,
-    summary: "addons with workloads while every node group has `maxReplicas: 0` (`denyAddonsWithoutWorkers`)",
+    summary: "addons with workloads while every node group has `maxReplicas: 0`",
     source: "`apps/kubernetes/templates/cluster.yaml`, release notes v1.6",
 };
 
@@ -64,7 +64,7 @@ pub const INGRESS_WITHOUT_ROLE: Rule = Rule {
     policy: POLICY,
     id: "ingress-without-role",
     level: Level::Setting,
-    summary: "ingress-nginx enabled while no node group with `maxReplicas >= 1` has its role (`denyAddonsWithoutWorkers`)",
+    summary: "ingress-nginx enabled while no node group with `maxReplicas >= 1` has its role",
     source: "`apps/kubernetes/templates/helmreleases/ingress-nginx.yaml` (`nodeSelector`)",
 };
 
@@ -244,7 +244,7 @@ pub const EXTERNAL_WITHOUT_TLS: Rule = Rule {
     policy: POLICY,
     id: "external-without-tls",
     level: Level::Setting,
-    summary: "Kafka, NATS or Qdrant exposed (`external: true`) with `tls.enabled: false` (`denyExternalWithoutTls`)",
+    summary: "Kafka, NATS or Qdrant exposed (`external: true`) with `tls.enabled: false`",
     source: "`apps/kafka/templates/_tls.tpl`, `apps/nats/templates/_tls.tpl`, `apps/qdrant/templates/_helpers.tpl`",
 };
 

@@ -1,9 +1,9 @@
 //! Settings of `chart-render`.
 
 use serde::Deserialize;
-use shared::{CozystackVersion, Exemptions, Rule, Validatable};
+use shared::{CozystackVersion, Exemptions, RuleIds, Validatable};
 
-use crate::rules;
+use crate::rules::RULES;
 
 /// Settings of the policy; every field is optional, and the defaults never
 /// deny what the platform renders.
@@ -14,19 +14,11 @@ pub struct Settings {
     /// Users, groups and service accounts the policy does not apply to.
     #[serde(default)]
     pub exemptions: Exemptions,
-    /// Deny, instead of warning about, `external: true` with
-    /// `tls.enabled: false` on Kafka, NATS and Qdrant.
+    /// Rules whose warnings are denials instead, by id:
+    /// `external-without-tls`, `flux-minimum-version`,
+    /// `addons-without-workers`, `ingress-without-role`.
     #[serde(default)]
-    pub deny_external_without_tls: bool,
-    /// Deny, instead of warning about, an addon enabled on a Kubernetes
-    /// version below the one it needs (the Flux addon below v1.33).
-    #[serde(default)]
-    pub deny_addons_below_minimum_version: bool,
-    /// Deny, instead of warning about, addons enabled while no node group
-    /// can ever run them (every `maxReplicas` 0, or ingress-nginx without
-    /// a node group carrying its role).
-    #[serde(default)]
-    pub deny_addons_without_workers: bool,
+    pub deny: RuleIds,
     /// The Cozystack release the cluster runs: `v1.6.2` (the default) or
     /// `v1.5.4`. Under `v1.5.4` the checks follow its charts: Kubernetes
     /// v1.30 renders, and `maxUnhealthy`'s format and apiServer's extra
@@ -35,32 +27,10 @@ pub struct Settings {
     pub cozystack_version: CozystackVersion,
 }
 
-impl Settings {
-    /// Whether the settings raise `rule`, a warning by default, to a denial.
-    pub fn raises(&self, rule: &Rule) -> bool {
-        [
-            (rules::EXTERNAL_WITHOUT_TLS, self.deny_external_without_tls),
-            (
-                rules::FLUX_MINIMUM_VERSION,
-                self.deny_addons_below_minimum_version,
-            ),
-            (
-                rules::ADDONS_WITHOUT_WORKERS,
-                self.deny_addons_without_workers,
-            ),
-            (
-                rules::INGRESS_WITHOUT_ROLE,
-                self.deny_addons_without_workers,
-            ),
-        ]
-        .iter()
-        .any(|(raised, on)| raised == rule && *on)
-    }
-}
-
 impl Validatable for Settings {
     fn validate(&self) -> Result<(), String> {
         self.exemptions.validate()?;
+        self.deny.validate("deny", &RULES.raisable())?;
         self.cozystack_version.validate()
     }
 }
@@ -74,34 +44,36 @@ mod tests {
     }
 
     #[test]
-    fn defaults_only_warn() {
+    fn defaults_only_warn_and_deny_lists_the_raisable_rules() {
         assert_eq!(check("{}").unwrap(), Settings::default());
         let all = check(
-            r#"{"denyExternalWithoutTls": true, "denyAddonsBelowMinimumVersion": true,
-                "denyAddonsWithoutWorkers": true}"#,
+            r#"{"deny": ["external-without-tls", "flux-minimum-version",
+                "addons-without-workers", "ingress-without-role"]}"#,
         )
         .unwrap();
-        assert!(all.deny_external_without_tls);
-        assert!(all.deny_addons_below_minimum_version);
-        assert!(all.deny_addons_without_workers);
-        // Exactly the rules the catalogue says a setting raises.
-        let raised = |settings: &Settings| rules::RULES.ids_where(|rule| settings.raises(rule));
-        assert_eq!(raised(&all), rules::RULES.raisable());
-        assert!(raised(&Settings::default()).is_empty());
+        for rule in RULES.rules() {
+            assert_eq!(
+                all.deny.contains(&rule),
+                RULES.raisable().contains(&rule.id),
+                "{}",
+                rule.id
+            );
+        }
+        assert_eq!(
+            check(r#"{"deny": ["removed-version"]}"#).unwrap_err(),
+            "deny[0]: \"removed-version\" is not a rule deny can list here; use one of \
+             flux-minimum-version, addons-without-workers, ingress-without-role, external-without-tls"
+        );
     }
 
     #[test]
     fn refuses_typos_and_wrong_types() {
         assert!(
-            check(r#"{"denyExternalWithoutTLS": true}"#)
+            check(r#"{"denyExternalWithoutTls": true}"#)
                 .unwrap_err()
-                .contains("unknown field `denyExternalWithoutTLS`")
+                .contains("unknown field `denyExternalWithoutTls`")
         );
-        assert!(
-            check(r#"{"denyAddonsWithoutWorkers": "yes"}"#)
-                .unwrap_err()
-                .contains("expected a boolean")
-        );
+        assert!(check(r#"{"deny": "external-without-tls"}"#).is_err());
         assert!(
             check(r#"{"cozystackVersion": "1.5"}"#)
                 .unwrap_err()

@@ -20,7 +20,6 @@
 use shared::lookup::{Cluster, ListByNamespace, LookupError, label, list_items, text};
 use shared::{FieldPath, Findings};
 
-use crate::settings::MissingTargets;
 use crate::spec::{AppTarget, GroupTarget};
 
 pub const HELM_RELEASE_API_VERSION: &str = "helm.toolkit.fluxcd.io/v2";
@@ -77,18 +76,9 @@ fn security_groups(cluster: &dyn Cluster, namespace: &str) -> Result<Vec<String>
     Ok(found)
 }
 
-/// Records a reference that names nothing, as the setting says.
-fn missing(out: &mut Findings, mode: MissingTargets, path: FieldPath, what: String) {
-    let rule = crate::rules::MISSING_TARGET;
-    match mode {
-        MissingTargets::Deny => out.add(
-            rule,
-            path,
-            format!("{what}; create it first or correct the reference (missingTargets: deny)"),
-        ),
-        MissingTargets::Warn => out.add(rule, path, what),
-        MissingTargets::Ignore => {}
-    }
+/// Records a reference that names nothing.
+fn missing(out: &mut Findings, path: FieldPath, what: String) {
+    out.add(crate::rules::MISSING_TARGET, path, what);
 }
 
 /// Checks `apps` and `groups` against the cluster. `namespace` is empty
@@ -98,7 +88,6 @@ pub fn check(
     namespace: &str,
     apps: &[&AppTarget<'_>],
     groups: &[&GroupTarget<'_>],
-    mode: MissingTargets,
     out: &mut Findings,
 ) {
     if let Some(first) = apps.first() {
@@ -118,7 +107,6 @@ pub fn check(
                         };
                         missing(
                             out,
-                            mode,
                             app.reference.path(),
                             format!(
                                 "{} {:?} does not exist in {namespace}: {effect}",
@@ -143,7 +131,6 @@ pub fn check(
                     if !found.iter().any(|n| *n == group.name) {
                         missing(
                             out,
-                            mode,
                             group.reference.path(),
                             format!(
                                 "SecurityGroup {:?} does not exist in {namespace}: \

@@ -23,7 +23,7 @@ mod spec;
 use shared::{FieldError, Findings, Operation, Reading, Refusal, Request, Review, Verdict};
 
 pub use rules::RULES;
-pub use settings::{Finding, MissingTargets, Settings};
+pub use settings::{IGNORABLE, Settings};
 use spec::{AppTarget, GroupTarget, Known, Walk};
 
 /// What the rule reads of each object (and the implicit `metadata.name`
@@ -63,11 +63,10 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
     walk.spec(&spec)?;
     let targets = walk.targets;
     // What the stored object had, the walk knew from `known`.
-    let raised = |rule: &shared::Rule| settings.raises(rule);
     let mut review = Review::new();
-    found.record(None, raised, &mut review);
+    found.record(None, &settings.deny, &settings.ignore, &mut review);
     // A group that is rejected anyway costs no existence lookup.
-    if settings.missing_targets == MissingTargets::Ignore || review.has_violations() {
+    if !settings.looks_up() || review.has_violations() {
         return Ok(review.verdict(Refusal::Invalid));
     }
     // On UPDATE only references the update adds are looked up: the others
@@ -92,15 +91,8 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
         &request.namespace
     };
     let mut missing = Findings::new();
-    existence::check(
-        request.cluster(),
-        namespace,
-        &apps,
-        &groups,
-        settings.missing_targets,
-        &mut missing,
-    );
-    missing.record(None, raised, &mut review);
+    existence::check(request.cluster(), namespace, &apps, &groups, &mut missing);
+    missing.record(None, &settings.deny, &settings.ignore, &mut review);
     Ok(review.verdict(Refusal::Invalid))
 }
 
@@ -204,11 +196,8 @@ mod tests {
         evaluate(&payload.request, settings).unwrap()
     }
 
-    fn deny(mode: MissingTargets) -> Settings {
-        Settings {
-            missing_targets: mode,
-            ..Settings::default()
-        }
+    fn settings(json: &str) -> Settings {
+        shared::settings::check::<Settings>(json.as_bytes()).unwrap()
     }
 
     #[test]
@@ -246,11 +235,19 @@ mod tests {
                 "spec.egress[0].toSG[0]: SecurityGroup \"backend\" does not exist in tenant-foo: this peer matches no pods until it does",
             ]
         );
-        let denied = run(&text, &deny(MissingTargets::Deny), &FakeCluster::new());
+        let denied = run(
+            &text,
+            &settings(r#"{"deny": ["missing-target"]}"#),
+            &FakeCluster::new(),
+        );
         assert!(!denied.is_allowed());
-        assert!(denied.message().unwrap().contains("missingTargets: deny"));
+        assert!(denied.message().unwrap().contains("(deny: missing-target)"));
         let cluster = FakeCluster::new();
-        let ignored = run(&text, &deny(MissingTargets::Ignore), &cluster);
+        let ignored = run(
+            &text,
+            &settings(r#"{"ignore": ["missing-target"]}"#),
+            &cluster,
+        );
         assert_eq!(ignored, Verdict::allow());
         assert!(cluster.calls.borrow().is_empty());
     }
@@ -264,7 +261,7 @@ mod tests {
         };
         let verdict = run(
             &payload("CREATE", "db", V1_SPEC, None),
-            &deny(MissingTargets::Deny),
+            &settings(r#"{"deny": ["missing-target"]}"#),
             &cluster,
         );
         assert!(verdict.is_allowed());
@@ -368,7 +365,7 @@ mod tests {
         let spec = r#"{"attachments": [{"kind": "Postgres", "name": "db"}, {"kind": "Postgres", "name": "db"}],
             "ingress": [{"fromSG": ["Frontend"]}]}"#;
         let settings: Settings =
-            serde_json::from_str(r#"{"deny": ["duplicateAttachment", "impossibleGroupName"]}"#)
+            serde_json::from_str(r#"{"deny": ["duplicate-attachment", "impossible-group-name"]}"#)
                 .unwrap();
         let cluster = FakeCluster::new();
         let verdict = run(

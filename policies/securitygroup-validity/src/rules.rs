@@ -81,7 +81,7 @@ pub const DUPLICATE_ATTACHMENT: Rule = Rule {
     policy: POLICY,
     id: "duplicate-attachment",
     level: Level::Setting,
-    summary: "the same application attached twice (`deny: [duplicateAttachment]`)",
+    summary: "the same application attached twice",
     source: "this policy's; cozystack-api accepts it",
 };
 
@@ -90,7 +90,7 @@ pub const FOREIGN_API_GROUP: Rule = Rule {
     policy: POLICY,
     id: "foreign-api-group",
     level: Level::Setting,
-    summary: "an `apiGroup` other than `apps.cozystack.io`, which selects nothing (`deny: [foreignApiGroup]`)",
+    summary: "an `apiGroup` other than `apps.cozystack.io`, which selects nothing",
     source: "`pkg/registry/sdn/securitygroup` label selection",
 };
 
@@ -99,7 +99,7 @@ pub const IMPOSSIBLE_GROUP_NAME: Rule = Rule {
     policy: POLICY,
     id: "impossible-group-name",
     level: Level::Setting,
-    summary: "a `fromSG`/`toSG` name no SecurityGroup can have (`deny: [impossibleGroupName]`)",
+    summary: "a `fromSG`/`toSG` name no SecurityGroup can have",
     source: "`k8s.io/apimachinery` object name rules",
 };
 
@@ -108,7 +108,7 @@ pub const UNKNOWN_KIND: Rule = Rule {
     policy: POLICY,
     id: "unknown-kind",
     level: Level::Setting,
-    summary: "a kind no ApplicationDefinition serves (`deny: [unknownKind]`)",
+    summary: "a kind no ApplicationDefinition serves",
     source: "ApplicationDefinitions of the cluster",
 };
 
@@ -117,7 +117,7 @@ pub const MISSING_TARGET: Rule = Rule {
     policy: POLICY,
     id: "missing-target",
     level: Level::Setting,
-    summary: "an attachment or peer that does not exist (`missingTargets`: warn, deny or ignore)",
+    summary: "an attachment or peer that does not exist",
     source: "cluster lookups",
 };
 

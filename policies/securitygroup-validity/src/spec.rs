@@ -17,10 +17,11 @@ use shared::validators::{
     check_label_value, check_qualified_name, is_cidr_or_ip, is_cilium_protocol,
     is_dns1123_subdomain, is_reserved_cilium_entity, port_errors,
 };
-use shared::{Field, FieldError, FieldPath, Findings};
+use shared::{Field, FieldError, Findings};
 
 use crate::kinds;
-use crate::settings::{Finding, MissingTargets, Settings};
+use crate::rules;
+use crate::settings::Settings;
 
 /// A reference to an application that passed the static checks.
 #[derive(Debug, Clone, PartialEq)]
@@ -121,7 +122,7 @@ fn suggestion(kind: &str) -> Option<String> {
 enum KindBasis {
     /// No ApplicationDefinition of the cluster serves it.
     Cluster,
-    /// Not looked up (`missingTargets: ignore`).
+    /// Not looked up (`ignore: [missing-target]`).
     Static,
 }
 
@@ -179,26 +180,14 @@ impl<'r, 'a> Walk<'r, 'a> {
         }
     }
 
-    /// Records what cozystack-api accepts but what is redundant or selects
-    /// nothing: a warning, which the setting `deny` raises to a rejection
-    /// (the message then names the setting), unless the stored object
-    /// already had the reference (`stored`).
-    fn finding(&mut self, finding: Finding, path: FieldPath, message: String, stored: bool) {
-        let message = if self.settings.denies(finding) {
-            format!("{message} (deny: {})", finding.name())
-        } else {
-            message
-        };
-        self.found.add_known(stored, finding.rule(), path, message);
-    }
-
     /// Whether the cluster serves `kind`, a kind outside the catalogue and
     /// `extraKinds`; records the finding, or the warning that it could not
     /// be checked, when not.
     fn kind_served(&mut self, field: &Field<'a>, kind: &str, stored: bool) -> bool {
-        if self.settings.missing_targets == MissingTargets::Ignore {
+        if !self.settings.looks_up() {
             let message = unknown_kind(kind, KindBasis::Static);
-            self.finding(Finding::UnknownKind, field.path(), message, stored);
+            self.found
+                .add_known(stored, rules::UNKNOWN_KIND, field.path(), message);
             return false;
         }
         let cluster = self.cluster;
@@ -206,7 +195,8 @@ impl<'r, 'a> Walk<'r, 'a> {
             Ok(served) if served.iter().any(|k| k == kind) => true,
             Ok(_) => {
                 let message = unknown_kind(kind, KindBasis::Cluster);
-                self.finding(Finding::UnknownKind, field.path(), message, stored);
+                self.found
+                    .add_known(stored, rules::UNKNOWN_KIND, field.path(), message);
                 false
             }
             Err(error) => {
@@ -277,11 +267,11 @@ impl<'r, 'a> Walk<'r, 'a> {
                     first.path()
                 );
                 let stored = self.known.duplicates_attachment(group, kind, name);
-                self.finding(
-                    Finding::DuplicateAttachment,
+                self.found.add_known(
+                    stored,
+                    rules::DUPLICATE_ATTACHMENT,
                     reference.path(),
                     message,
-                    stored,
                 );
                 continue;
             }
@@ -407,11 +397,11 @@ impl<'r, 'a> Walk<'r, 'a> {
                 "{group:?} selects no pods: SecurityGroups attach only to applications of \
                  apps.cozystack.io; remove apiGroup or set it to apps.cozystack.io"
             );
-            self.finding(
-                Finding::ForeignApiGroup,
+            self.found.add_known(
+                stored,
+                rules::FOREIGN_API_GROUP,
                 group_field.path(),
                 message,
-                stored,
             );
             passed = false;
         }
@@ -473,7 +463,8 @@ impl<'r, 'a> Walk<'r, 'a> {
                      securitygroups shows"
                 );
                 let stored = self.known.has_group(name);
-                self.finding(Finding::ImpossibleGroupName, peer.path(), message, stored);
+                self.found
+                    .add_known(stored, rules::IMPOSSIBLE_GROUP_NAME, peer.path(), message);
             } else {
                 self.targets.groups.push(GroupTarget {
                     reference: peer.clone(),
@@ -656,7 +647,7 @@ mod tests {
     /// The verdict on what a walk found, as `evaluate` records it.
     fn verdict(found: Findings, settings: &Settings) -> shared::Verdict {
         let mut review = shared::Review::new();
-        found.record(None, |rule| settings.raises(rule), &mut review);
+        found.record(None, &settings.deny, &settings.ignore, &mut review);
         review.verdict(shared::Refusal::Invalid)
     }
 
@@ -748,16 +739,15 @@ mod tests {
         )
     }
 
+    fn settings(json: &str) -> Settings {
+        shared::settings::check::<Settings>(json.as_bytes()).unwrap()
+    }
+
     fn deny_all() -> Settings {
-        Settings {
-            deny: vec![
-                Finding::DuplicateAttachment,
-                Finding::ForeignApiGroup,
-                Finding::ImpossibleGroupName,
-                Finding::UnknownKind,
-            ],
-            ..Settings::default()
-        }
+        settings(
+            r#"{"deny": ["duplicate-attachment", "foreign-api-group", "impossible-group-name",
+                "unknown-kind"]}"#,
+        )
     }
 
     #[test]
@@ -817,11 +807,11 @@ mod tests {
         assert_eq!(violations.len(), 5, "{violations:#?}");
         assert!(warnings.is_empty(), "{warnings:#?}");
         for (violation, finding) in violations.iter().zip([
-            "foreignApiGroup",
-            "unknownKind",
-            "unknownKind",
-            "duplicateAttachment",
-            "impossibleGroupName",
+            "foreign-api-group",
+            "unknown-kind",
+            "unknown-kind",
+            "duplicate-attachment",
+            "impossible-group-name",
         ]) {
             assert!(
                 violation.ends_with(&format!(" (deny: {finding})")),
@@ -829,10 +819,7 @@ mod tests {
             );
         }
         assert_eq!(apps, 1);
-        let only = Settings {
-            deny: vec![Finding::DuplicateAttachment],
-            ..Settings::default()
-        };
+        let only = settings(r#"{"deny": ["duplicate-attachment"]}"#);
         let (violations, warnings, ..) = walk(SELECTS_NOTHING, &only);
         assert_eq!(violations.len(), 1);
         assert!(violations[0].starts_with("spec.attachments[4]: duplicates"));
@@ -920,10 +907,10 @@ mod tests {
 
     #[test]
     fn without_lookups_kinds_are_judged_by_the_catalogue() {
-        let settings = Settings {
-            missing_targets: MissingTargets::Ignore,
-            ..deny_all()
-        };
+        let settings = settings(
+            r#"{"deny": ["duplicate-attachment", "foreign-api-group", "impossible-group-name",
+                "unknown-kind"], "ignore": ["missing-target"]}"#,
+        );
         let walked = walk_in(
             r#"{"spec": {"attachments": [{"kind": "ComputePlane", "name": "c"}], "ingress": [{}]}}"#,
             "{}",
@@ -933,7 +920,7 @@ mod tests {
         assert_eq!(
             walked.violations,
             vec![
-                "spec.attachments[0].kind: \"ComputePlane\" is not a Cozystack application kind, so the reference selects no pods; kinds are case-sensitive; add a kind this cluster serves to the setting extraKinds (deny: unknownKind)"
+                "spec.attachments[0].kind: \"ComputePlane\" is not a Cozystack application kind, so the reference selects no pods; kinds are case-sensitive; add a kind this cluster serves to the setting extraKinds (deny: unknown-kind)"
             ]
         );
     }

@@ -32,7 +32,9 @@ mod storage_class;
 mod workers;
 
 use shared::catalogue::APPS_GROUP;
-use shared::{FieldError, Findings, Operation, Reading, Refusal, Request, Review, Verdict};
+use shared::{
+    FieldError, Findings, Operation, Reading, Refusal, Request, Review, RuleIds, Verdict,
+};
 
 pub use rules::RULES;
 pub use settings::Settings;
@@ -78,7 +80,7 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
             seaweedfs::naming_class(request, &request.required_object()?, &mut found)?;
         }
         (APPS_GROUP, quota::KIND) => {
-            quota::hierarchy(request, &request.required_object()?, settings, &mut found)?;
+            quota::hierarchy(request, &request.required_object()?, &mut found)?;
         }
         (storage_class::GROUP, storage_class::KIND) if request.operation == Operation::Create => {
             storage_class::propagation(&request.required_object()?, &mut found)?;
@@ -98,7 +100,13 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
         _ => {}
     }
     let mut review = Review::new();
-    found.record(stored.as_ref(), |rule| settings.raises(rule), &mut review);
+    // No rule of this policy can be silenced.
+    found.record(
+        stored.as_ref(),
+        &settings.deny,
+        &RuleIds::default(),
+        &mut review,
+    );
     Ok(review.verdict(Refusal::Invalid))
 }
 

@@ -43,7 +43,7 @@ use crate::rules::{
     TENANT_QUOTA_EXCEEDS_PARENT, TENANT_QUOTA_NOT_CHECKED, TENANT_QUOTA_OVERCOMMITTED,
     TENANT_QUOTA_UNBOUNDED,
 };
-use crate::{Settings, some};
+use crate::some;
 
 pub const KIND: &str = "Tenant";
 pub const RELEASE_API_VERSION: &str = "helm.toolkit.fluxcd.io/v2";
@@ -288,7 +288,6 @@ impl Stored {
 pub fn hierarchy(
     request: &Request<'_>,
     object: &Field<'_>,
-    settings: &Settings,
     out: &mut Findings,
 ) -> Result<(), FieldError> {
     if !request.namespace.starts_with(PREFIX) {
@@ -318,7 +317,7 @@ pub fn hierarchy(
     let judged = &tree.judged;
     let value_at = |key: &str| written.and_then(|w| w.get(key));
     if !judged.bounded() {
-        unbounded(&tree, settings, &stored, &field, out);
+        unbounded(&tree, &stored, &field, out);
         return Ok(());
     }
     // The pool this tenant roots: what its bounded sub-tenants take.
@@ -422,13 +421,7 @@ fn exceeds_parent(
 }
 
 /// A sub-tenant without a quota under a bounded ancestor.
-fn unbounded(
-    tree: &Tree,
-    settings: &Settings,
-    stored: &Stored,
-    field: &Field<'_>,
-    out: &mut Findings,
-) {
+fn unbounded(tree: &Tree, stored: &Stored, field: &Field<'_>, out: &mut Findings) {
     let judged = &tree.judged;
     let Some(pool) = tree.pool_root(parent_namespace(&judged.owned)) else {
         return;
@@ -438,12 +431,6 @@ fn unbounded(
          (tenant-quota-allocated); declare its own quotas or accept sharing",
         pool.describe()
     );
-    // Named in the message when it makes this a denial.
-    let message = if settings.deny_unbounded_sub_tenants {
-        format!("{message} (denyUnboundedSubTenants)")
-    } else {
-        message
-    };
     out.add_known(
         stored.was_bounded() == Some(false),
         TENANT_QUOTA_UNBOUNDED,

@@ -63,7 +63,7 @@ pub const TENANT_QUOTA_UNBOUNDED: Rule = Rule {
     policy: POLICY,
     id: "tenant-quota-unbounded",
     level: Level::Setting,
-    summary: "a sub-tenant without `resourceQuotas` under a tenant with a budget, which 1.6 clamps to that budget (`denyUnboundedSubTenants`)",
+    summary: "a sub-tenant without `resourceQuotas` under a tenant with a budget, which 1.6 clamps to that budget",
     source: "1.6 release notes, hierarchical quotas; `internal/controller/tenantquota/pool.go` (`ComputePools`)",
 };
 

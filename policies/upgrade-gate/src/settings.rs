@@ -1,9 +1,9 @@
 //! Settings of `upgrade-gate`.
 
 use serde::Deserialize;
-use shared::{Exemptions, Rule, Validatable};
+use shared::{Exemptions, RuleIds, Validatable};
 
-use crate::rules::TENANT_QUOTA_UNBOUNDED;
+use crate::rules::RULES;
 
 /// Settings of the policy; every field is optional.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -13,25 +13,20 @@ pub struct Settings {
     /// Users, groups and service accounts the policy does not apply to.
     #[serde(default)]
     pub exemptions: Exemptions,
-    /// Reject a sub-tenant without `resourceQuotas` under a tenant whose
-    /// sub-tree has a budget, instead of warning. Cozystack 1.6 accepts
-    /// such a tenant (it shares its ancestor's budget); on 1.5 nothing
-    /// bounds it, so a cluster that wants 1.6's fixed slices before the
-    /// upgrade turns this on.
+    /// Rules whose warnings are denials instead, by id:
+    /// `tenant-quota-unbounded` rejects a sub-tenant without
+    /// `resourceQuotas` under a tenant whose sub-tree has a budget.
+    /// Cozystack 1.6 accepts such a tenant (it shares its ancestor's
+    /// budget); on 1.5 nothing bounds it, so a cluster that wants 1.6's
+    /// fixed slices before the upgrade lists it.
     #[serde(default)]
-    pub deny_unbounded_sub_tenants: bool,
-}
-
-impl Settings {
-    /// Whether the settings raise `rule`, a warning by default, to a denial.
-    pub fn raises(&self, rule: &Rule) -> bool {
-        *rule == TENANT_QUOTA_UNBOUNDED && self.deny_unbounded_sub_tenants
-    }
+    pub deny: RuleIds,
 }
 
 impl Validatable for Settings {
     fn validate(&self) -> Result<(), String> {
-        self.exemptions.validate()
+        self.exemptions.validate()?;
+        self.deny.validate("deny", &RULES.raisable())
     }
 }
 
@@ -44,30 +39,23 @@ mod tests {
     }
 
     #[test]
-    fn the_setting_raises_exactly_the_raisable_rules() {
-        let on = check(r#"{"denyUnboundedSubTenants": true}"#).unwrap();
-        let raised = |settings: &Settings| crate::RULES.ids_where(|rule| settings.raises(rule));
-        assert_eq!(raised(&on), crate::RULES.raisable());
-        assert!(raised(&Settings::default()).is_empty());
-    }
-
-    #[test]
     fn defaults_and_refusals() {
         assert_eq!(check("{}").unwrap(), Settings::default());
         assert!(
-            check(r#"{"denyUnboundedSubTenants": true}"#)
+            check(r#"{"deny": ["tenant-quota-unbounded"]}"#)
                 .unwrap()
-                .deny_unbounded_sub_tenants
+                .deny
+                .contains(&crate::rules::TENANT_QUOTA_UNBOUNDED)
+        );
+        assert_eq!(RULES.raisable(), ["tenant-quota-unbounded"]);
+        assert_eq!(
+            check(r#"{"deny": ["worker-remediation"]}"#).unwrap_err(),
+            "deny[0]: \"worker-remediation\" is not a rule deny can list here; use one of tenant-quota-unbounded"
         );
         assert!(
-            check(r#"{"denyUnboundedSubTenants": "yes"}"#)
+            check(r#"{"denyUnboundedSubTenants": true}"#)
                 .unwrap_err()
-                .contains("expected a boolean")
-        );
-        assert!(
-            check(r#"{"denyUnboundedSubtenants": true}"#)
-                .unwrap_err()
-                .contains("unknown field `denyUnboundedSubtenants`")
+                .contains("unknown field `denyUnboundedSubTenants`")
         );
     }
 }

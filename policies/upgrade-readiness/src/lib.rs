@@ -25,7 +25,8 @@ mod settings;
 
 use shared::catalogue::APPS_GROUP;
 use shared::{
-    Field, FieldError, Finding, Findings, Operation, Reading, Refusal, Request, Review, Verdict,
+    Field, FieldError, Finding, Findings, Operation, Reading, Refusal, Request, Review, RuleIds,
+    Verdict,
 };
 
 pub use rules::RULES;
@@ -83,7 +84,8 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
         None
     };
     let mut review = Review::new();
-    // No rule of this policy is raised by a setting.
-    found.record(stored.as_ref(), |_| false, &mut review);
+    // No setting of this policy raises or silences a rule.
+    let none = RuleIds::default();
+    found.record(stored.as_ref(), &none, &none, &mut review);
     Ok(review.verdict(Refusal::Invalid))
 }

@@ -40,7 +40,7 @@ use shared::{
 use messages::Violation;
 pub use rules::RULES;
 use schemas::{App, Release};
-pub use settings::{Settings, UndeclaredKeys, versions};
+pub use settings::{IGNORABLE, Settings, versions};
 
 /// What the rule reads of each object: the whole `spec`, of both objects.
 pub const READS: Reading = Reading::Paths(&["spec"]);
@@ -216,7 +216,7 @@ fn check(spec: Option<&Value>, app: &App, release: &Release, settings: &Settings
             }
         }
     }
-    if settings.undeclared_keys != UndeclaredKeys::Ignore
+    if !settings.ignore.contains(&rules::UNDECLARED_KEY)
         && let Some(raw) = spec
     {
         for key in undeclared::undeclared(raw, app.schema, &base) {
@@ -309,7 +309,12 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
             }
         }
     }
-    found.record(stored.as_ref(), |rule| settings.raises(rule), &mut review);
+    found.record(
+        stored.as_ref(),
+        &settings.deny,
+        &settings.ignore,
+        &mut review,
+    );
     Ok(review.verdict(Refusal::Invalid))
 }
 

@@ -45,7 +45,7 @@ pub const UNDECLARED_KEY: Rule = Rule {
     policy: POLICY,
     id: "undeclared-key",
     level: Level::Setting,
-    summary: "a key the chart's schema does not declare, which Helm ignores (`undeclaredKeys: deny`)",
+    summary: "a key the chart's schema does not declare, which Helm ignores",
     source: "`packages/{apps,extra}/<chart>/values.schema.json` of the selected release",
 };
 

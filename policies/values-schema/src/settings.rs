@@ -1,23 +1,13 @@
 //! Settings of `values-schema`.
 
 use serde::Deserialize;
-use shared::{CozystackVersion, Exemptions, Validatable};
+use shared::{CozystackVersion, Exemptions, RuleIds, Validatable};
 
+use crate::rules::{RULES, UNDECLARED_KEY};
 use crate::schemas::{RELEASES, Release, release};
 
-/// What becomes of a key the chart does not declare.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "lowercase")]
-pub enum UndeclaredKeys {
-    /// A warning naming the closest declared key (the default).
-    #[default]
-    Warn,
-    /// A rejection, as for a schema violation.
-    Deny,
-    /// Nothing.
-    Ignore,
-}
+/// The rules the setting `ignore` may list.
+pub const IGNORABLE: &[&str] = &[UNDECLARED_KEY.id];
 
 /// Settings of the policy; every field is optional.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -28,20 +18,19 @@ pub struct Settings {
     /// default) or `v1.5.4`, with or without the `v`.
     #[serde(default)]
     pub cozystack_version: CozystackVersion,
-    /// What to do with keys a chart does not declare.
+    /// Rules whose warnings are denials instead, by id: only
+    /// `undeclared-key`.
     #[serde(default)]
-    pub undeclared_keys: UndeclaredKeys,
+    pub deny: RuleIds,
+    /// Warnings left out, by id: only `undeclared-key`.
+    #[serde(default)]
+    pub ignore: RuleIds,
     /// Users, groups and service accounts the policy does not apply to.
     #[serde(default)]
     pub exemptions: Exemptions,
 }
 
 impl Settings {
-    /// Whether the settings raise `rule`, a warning by default, to a denial.
-    pub fn raises(&self, rule: &shared::Rule) -> bool {
-        *rule == crate::rules::UNDECLARED_KEY && self.undeclared_keys == UndeclaredKeys::Deny
-    }
-
     /// The release the settings select; `None` only for a version that
     /// [`Validatable::validate`] refuses.
     pub fn release(&self) -> Option<&'static Release> {
@@ -61,6 +50,8 @@ pub fn versions() -> String {
 impl Validatable for Settings {
     fn validate(&self) -> Result<(), String> {
         self.exemptions.validate()?;
+        self.deny.validate("deny", &RULES.raisable())?;
+        self.ignore.validate("ignore", IGNORABLE)?;
         self.cozystack_version.validate()
     }
 }
@@ -89,25 +80,20 @@ mod tests {
     }
 
     #[test]
-    fn the_setting_raises_exactly_the_raisable_rules() {
-        let deny = check(r#"{"undeclaredKeys": "deny"}"#).unwrap();
-        let raised = |settings: &Settings| crate::RULES.ids_where(|rule| settings.raises(rule));
-        assert_eq!(raised(&deny), crate::RULES.raisable());
-        assert!(raised(&Settings::default()).is_empty());
-    }
-
-    #[test]
     fn undeclared_keys_and_typos() {
+        let settings =
+            check(r#"{"deny": ["undeclared-key"], "ignore": ["undeclared-key"]}"#).unwrap();
+        assert!(settings.deny.contains(&UNDECLARED_KEY));
+        assert!(settings.ignore.contains(&UNDECLARED_KEY));
+        assert_eq!(RULES.raisable(), ["undeclared-key"]);
         assert_eq!(
-            check(r#"{"undeclaredKeys": "deny"}"#)
-                .unwrap()
-                .undeclared_keys,
-            UndeclaredKeys::Deny
+            check(r#"{"deny": ["schema-violation"]}"#).unwrap_err(),
+            "deny[0]: \"schema-violation\" is not a rule deny can list here; use one of undeclared-key"
         );
         assert!(
-            check(r#"{"undeclaredKeys": "error"}"#)
+            check(r#"{"undeclaredKeys": "deny"}"#)
                 .unwrap_err()
-                .contains("unknown variant `error`")
+                .contains("unknown field `undeclaredKeys`")
         );
         assert!(
             check(r#"{"cozystack_version": "v1.6.2"}"#)

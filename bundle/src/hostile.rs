@@ -492,14 +492,18 @@ fn kwctl_cannot_parse(reason: &str) -> RunnerExpectation {
     }
 }
 
-/// `metadata.managedFields` of an object, created when absent.
-fn managed_fields(subject: &mut Map<String, Value>) -> Result<&mut Vec<Value>, String> {
-    let metadata = subject
+/// `metadata` of an object, created when absent.
+fn metadata(subject: &mut Map<String, Value>) -> Result<&mut Map<String, Value>, String> {
+    subject
         .entry("metadata")
         .or_insert_with(|| json!({}))
         .as_object_mut()
-        .ok_or("metadata is not a map")?;
-    metadata
+        .ok_or_else(|| "metadata is not a map".to_owned())
+}
+
+/// `metadata.managedFields` of an object, created when absent.
+fn managed_fields(subject: &mut Map<String, Value>) -> Result<&mut Vec<Value>, String> {
+    metadata(subject)?
         .entry("managedFields")
         .or_insert_with(|| json!([]))
         .as_array_mut()
@@ -511,12 +515,7 @@ fn labels<'a>(
     subject: &'a mut Map<String, Value>,
     key: &str,
 ) -> Result<&'a mut Map<String, Value>, String> {
-    let metadata = subject
-        .entry("metadata")
-        .or_insert_with(|| json!({}))
-        .as_object_mut()
-        .ok_or("metadata is not a map")?;
-    metadata
+    metadata(subject)?
         .entry(key)
         .or_insert_with(|| json!({}))
         .as_object_mut()

@@ -3,7 +3,7 @@
 //! warnings go to the testcase's output. Written with quick-xml.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use quick_xml::Writer;
@@ -17,6 +17,22 @@ struct Case<'a> {
     name: String,
     failures: Vec<&'a Report>,
     warnings: Vec<&'a Report>,
+}
+
+/// The test cases of each file, by name.
+type Files<'a> = BTreeMap<PathBuf, BTreeMap<String, Case<'a>>>;
+
+/// The case `name` of `file`, made empty the first time.
+fn case<'f, 'a>(files: &'f mut Files<'a>, file: &Path, name: String) -> &'f mut Case<'a> {
+    files
+        .entry(file.to_path_buf())
+        .or_default()
+        .entry(name.clone())
+        .or_insert_with(|| Case {
+            name,
+            failures: Vec::new(),
+            warnings: Vec::new(),
+        })
 }
 
 fn line(report: &Report) -> String {
@@ -37,30 +53,14 @@ fn line(report: &Report) -> String {
 
 /// The report of every object in `changes`, grouped by file.
 pub fn render(reports: &[Report], changes: &[Change]) -> Result<String> {
-    let mut files: BTreeMap<PathBuf, BTreeMap<String, Case<'_>>> = BTreeMap::new();
+    let mut files: Files<'_> = BTreeMap::new();
     for change in changes {
         let name = format!("{} {}", change.operation, change.key.describe());
-        files
-            .entry(change.manifest.file.clone())
-            .or_default()
-            .entry(name.clone())
-            .or_insert_with(|| Case {
-                name,
-                failures: Vec::new(),
-                warnings: Vec::new(),
-            });
+        case(&mut files, &change.manifest.file, name);
     }
     for report in reports {
         let name = format!("{} {}", report.operation, report.object());
-        let case = files
-            .entry(report.file.clone())
-            .or_default()
-            .entry(name.clone())
-            .or_insert_with(|| Case {
-                name,
-                failures: Vec::new(),
-                warnings: Vec::new(),
-            });
+        let case = case(&mut files, &report.file, name);
         match report.severity {
             Severity::Violation => case.failures.push(report),
             Severity::Warning => case.warnings.push(report),

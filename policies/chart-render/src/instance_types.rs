@@ -151,35 +151,32 @@ const PREFERENCES: &[&str] = &[
 /// looked up whenever non-empty).
 pub fn vm_instance(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
     let [instance_type, profile] = spec.members(["instanceType", "instanceProfile"])?;
-    if let Some(name) = instance_type
-        .string()?
-        .filter(|n| !n.is_empty() && !INSTANCE_TYPES.contains(n))
-    {
-        out.add(
-            crate::rules::INSTANCE_TYPE_NOT_SHIPPED,
-            instance_type.path(),
-            not_shipped(
-                "an instance type",
-                "VirtualMachineClusterInstancetype",
-                name,
-                "u1.medium",
-            ),
-        );
-    }
-    if let Some(name) = profile
-        .string()?
-        .filter(|n| !n.is_empty() && !PREFERENCES.contains(n))
-    {
-        out.add(
-            crate::rules::INSTANCE_TYPE_NOT_SHIPPED,
-            profile.path(),
-            not_shipped(
-                "a preference",
-                "VirtualMachineClusterPreference",
-                name,
-                "ubuntu",
-            ),
-        );
+    for (field, shipped, what, kind, example) in [
+        (
+            instance_type,
+            INSTANCE_TYPES,
+            "an instance type",
+            "VirtualMachineClusterInstancetype",
+            "u1.medium",
+        ),
+        (
+            profile,
+            PREFERENCES,
+            "a preference",
+            "VirtualMachineClusterPreference",
+            "ubuntu",
+        ),
+    ] {
+        if let Some(name) = field
+            .string()?
+            .filter(|n| !n.is_empty() && !shipped.contains(n))
+        {
+            out.add(
+                crate::rules::INSTANCE_TYPE_NOT_SHIPPED,
+                field.path(),
+                not_shipped(what, kind, name, example),
+            );
+        }
     }
     Ok(())
 }

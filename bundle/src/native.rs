@@ -32,15 +32,15 @@ use crate::case::{Case, Evaluation, Evaluator, Runner, SettingsAnswer, case_file
 use crate::metadata::Metadata;
 use crate::rules::{KnownRules, documented};
 
-/// A policy's rule, as its crate exports it.
-pub type Rule<S> = fn(&Request<'_>, &S) -> Result<Verdict, FieldError>;
+/// A policy's `evaluate`, as its crate exports it.
+pub type Evaluate<S> = fn(&Request<'_>, &S) -> Result<Verdict, FieldError>;
 
 /// A policy crate's rule, settings and metadata, evaluated natively.
 pub struct Native<S> {
     name: String,
     catalogue: Catalogue,
     reading: Reading,
-    rule: Rule<S>,
+    rule: Evaluate<S>,
     metadata: Metadata,
 }
 
@@ -51,7 +51,7 @@ impl<S> Native<S> {
         dir: &Path,
         catalogue: Catalogue,
         reading: Reading,
-        rule: Rule<S>,
+        rule: Evaluate<S>,
     ) -> Result<Self, String> {
         let name = dir
             .file_name()
@@ -172,7 +172,7 @@ fn admission_response(
 /// `<manifest_dir>/tests/cases`, judged as under our host (every finding
 /// tagged with a rule of `catalogue`), and `rules-documented`: the README's
 /// "Rules" table lists exactly the catalogue.
-pub fn main<S>(manifest_dir: &str, catalogue: Catalogue, reading: Reading, rule: Rule<S>)
+pub fn main<S>(manifest_dir: &str, catalogue: Catalogue, reading: Reading, rule: Evaluate<S>)
 where
     S: DeserializeOwned + Default + Validatable + 'static,
 {

@@ -212,7 +212,7 @@ pub struct Setup {
 
 /// What the whole run measured.
 #[derive(Debug)]
-pub struct Report {
+pub struct ServerRun {
     pub measurements: Vec<Measurement>,
     pub resident_start_kib: Option<u64>,
     pub resident_end_kib: Option<u64>,
@@ -234,7 +234,7 @@ const READING_FLOOR: &str = "reading-floor";
 /// Starts one server with both floors and `policies`, checks that each
 /// benchmark request gets the case's verdict, then loads the floors and the
 /// policy in turns.
-pub fn measure(policies: &[PolicyDir], setup: &Setup, load: &Load) -> Result<Report> {
+pub fn measure(policies: &[PolicyDir], setup: &Setup, load: &Load) -> Result<ServerRun> {
     if load.rounds < MIN_ROUNDS {
         bail!(
             "--rounds {}: the throughput budget is judged on the median of at least {MIN_ROUNDS} rounds",
@@ -315,7 +315,7 @@ pub fn measure(policies: &[PolicyDir], setup: &Setup, load: &Load) -> Result<Rep
             min_ratio: policy.budget()?.server_ratio,
         });
     }
-    Ok(Report {
+    Ok(ServerRun {
         measurements,
         resident_start_kib,
         resident_end_kib: server.resident_kib(),
@@ -335,7 +335,7 @@ fn mib(kib: Option<u64>) -> String {
 }
 
 /// The table `bench-server` prints.
-pub fn render(report: &Report) -> String {
+pub fn render(report: &ServerRun) -> String {
     let load = &report.load;
     let mut out = format!(
         "policy-server on loopback, hey -c {} for {:.1} s per module and round, {} rounds, floor, reading floor and policy in turns; medians.\n\
@@ -513,7 +513,7 @@ Status code distribution:
             rule: ratio / 0.95,
             min_ratio,
         };
-        let report = Report {
+        let report = ServerRun {
             measurements: vec![
                 measurement("slow", 0.84, 0.85),
                 measurement("odd", 0.86, 0.8),

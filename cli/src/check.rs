@@ -38,7 +38,7 @@ pub enum Severity {
 /// One finding of one policy on one object.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Report {
+pub struct LocatedFinding {
     /// `<policy>/<rule>`.
     pub rule: String,
     pub policy: String,
@@ -61,7 +61,7 @@ pub struct Report {
     pub code: Option<u16>,
 }
 
-impl Report {
+impl LocatedFinding {
     /// `Kind namespace/name`.
     pub fn object(&self) -> String {
         if self.namespace.is_empty() {
@@ -286,10 +286,14 @@ impl Instances {
 }
 
 /// The findings of one policy's response on one change.
-fn findings(change: &Change, module: &PolicyModule, response: &AdmissionResponse) -> Vec<Report> {
+fn findings(
+    change: &Change,
+    module: &PolicyModule,
+    response: &AdmissionResponse,
+) -> Vec<LocatedFinding> {
     let report = |severity, line: &str| {
         let (rule, finding) = rule::parse_line(module.name(), line);
-        let mut report = Report::at(change, rule, severity, &finding.path, finding.message);
+        let mut report = LocatedFinding::at(change, rule, severity, &finding.path, finding.message);
         report.policy = module.name().to_owned();
         if severity == Severity::Violation {
             report.code = response.code();
@@ -318,7 +322,7 @@ fn findings(change: &Change, module: &PolicyModule, response: &AdmissionResponse
 /// Findings for the fields of a written object that still hold a
 /// placeholder: such an object is not judged, as its literal `${VAR}`
 /// is not what Flux would apply.
-fn unresolved(change: &Change) -> Option<Vec<Report>> {
+fn unresolved(change: &Change) -> Option<Vec<LocatedFinding>> {
     let manifest: &Manifest = &change.manifest;
     if change.operation == Operation::Delete || manifest.unresolved.is_empty() {
         return None;
@@ -333,7 +337,7 @@ fn unresolved(change: &Change) -> Option<Vec<Report>> {
                     .map(|n| format!("${{{n}}}"))
                     .collect::<Vec<_>>()
                     .join(", ");
-                Report::at(
+                LocatedFinding::at(
                     change,
                     rule::UNRESOLVED_VARIABLE.to_owned(),
                     Severity::Warning,
@@ -350,7 +354,7 @@ fn unresolved(change: &Change) -> Option<Vec<Report>> {
 /// Findings, and objects no policy looked at.
 #[derive(Debug, Default)]
 pub struct Evaluation {
-    pub reports: Vec<Report>,
+    pub reports: Vec<LocatedFinding>,
     pub unmatched: usize,
 }
 
@@ -538,7 +542,7 @@ pub fn run(options: &Options, bundle: &Bundle) -> Result<bool> {
 
 /// Prints the upgrade checklist of the snapshot's findings; fails as
 /// `--fail-on` says: on a failed check, or on any check that is not a pass.
-fn checklist(options: &Options, reports: Vec<Report>, summary: Summary) -> Result<bool> {
+fn checklist(options: &Options, reports: Vec<LocatedFinding>, summary: Summary) -> Result<bool> {
     let Some(snapshot) = &options.cluster else {
         anyhow::bail!("the checklist judges a cluster: give its snapshot with --cluster");
     };

@@ -21,7 +21,7 @@ use bundle::snapshot::Snapshot;
 use host::PolicyModule;
 use serde::{Deserialize, Serialize};
 
-use crate::check::{Report, Severity};
+use crate::check::{LocatedFinding, Severity};
 use crate::manifests::{self, Reading};
 use checks::{CHECKS, Check, Judged, Target};
 
@@ -146,7 +146,7 @@ fn applies(targets: &[Target], snapshot: &Snapshot) -> bool {
         .any(|t| snapshot.holds(t.group, t.kind, t.only))
 }
 
-fn judge_one(check: &Check, reports: &[Report], snapshot: &Snapshot) -> Outcome {
+fn judge_one(check: &Check, reports: &[LocatedFinding], snapshot: &Snapshot) -> Outcome {
     let (rules, targets, by_hand) = match check.judged {
         Judged::Rules { rules, targets } => (rules, targets, None),
         Judged::ByHand(what) => (&[][..], &[][..], Some(what)),
@@ -199,7 +199,7 @@ fn judge_one(check: &Check, reports: &[Report], snapshot: &Snapshot) -> Outcome 
 }
 
 /// Every check of the notes over the findings of the snapshot's objects.
-pub fn judge(reports: &[Report], snapshot: &Snapshot) -> Vec<Outcome> {
+pub fn judge(reports: &[LocatedFinding], snapshot: &Snapshot) -> Vec<Outcome> {
     CHECKS
         .iter()
         .map(|check| judge_one(check, reports, snapshot))
@@ -398,7 +398,7 @@ mod tests {
             judge_one(seaweed, &[], &snapshot).status,
             Status::NotApplicable
         );
-        let report = |rule: &str, severity| Report {
+        let report = |rule: &str, severity| LocatedFinding {
             rule: rule.to_owned(),
             policy: "upgrade-gate".to_owned(),
             severity,

@@ -38,7 +38,7 @@ use bundle::capabilities::HostCapabilities;
 use bundle::case::{
     Case, Evaluation, Evaluator, Expectation, Outcome, SettingsAnswer, case_files,
 };
-use bundle::native::{Native, Rule};
+use bundle::native::{Evaluate, Native};
 use bundle::metadata::Metadata;
 use bundle::replay::Session;
 use serde_json::{Map, Value, json};
@@ -72,7 +72,7 @@ struct Entry<S> {
     catalogue: shared::Catalogue,
     dir: PathBuf,
     reading: Reading,
-    rule: Rule<S>,
+    rule: Evaluate<S>,
     native: Native<S>,
 }
 
@@ -82,7 +82,7 @@ pub fn entry<S>(
     dir: &'static str,
     catalogue: shared::Catalogue,
     reading: Reading,
-    rule: Rule<S>,
+    rule: Evaluate<S>,
 ) -> Box<dyn Policy>
 where
     S: serde::de::DeserializeOwned + Default + Validatable + 'static,

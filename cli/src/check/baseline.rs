@@ -8,7 +8,7 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 
-use super::Report;
+use super::LocatedFinding;
 
 /// The format's version, so a later layout can be told apart.
 const VERSION: u32 = 1;
@@ -26,7 +26,7 @@ pub struct Entry {
 }
 
 impl Entry {
-    pub fn of(report: &Report) -> Self {
+    pub fn of(report: &LocatedFinding) -> Self {
         Self {
             rule: report.rule.clone(),
             kind: report.kind.clone(),
@@ -65,7 +65,7 @@ pub fn read(path: &Path) -> Result<BTreeSet<Entry>> {
 
 /// Writes every finding of `reports` as the baseline, sorted, so the file
 /// changes only when findings do.
-pub fn write(path: &Path, reports: &[Report]) -> Result<()> {
+pub fn write(path: &Path, reports: &[LocatedFinding]) -> Result<()> {
     let file = File {
         version: VERSION,
         findings: reports.iter().map(Entry::of).collect(),

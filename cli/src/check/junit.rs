@@ -9,14 +9,14 @@ use anyhow::Result;
 use quick_xml::Writer;
 use quick_xml::events::{BytesDecl, BytesText, Event};
 
-use super::{Report, Severity};
+use super::{LocatedFinding, Severity};
 use crate::manifests::Change;
 
 /// One testcase: an object and its findings.
 struct Case<'a> {
     name: String,
-    failures: Vec<&'a Report>,
-    warnings: Vec<&'a Report>,
+    failures: Vec<&'a LocatedFinding>,
+    warnings: Vec<&'a LocatedFinding>,
 }
 
 /// The test cases of each file, by name.
@@ -35,7 +35,7 @@ fn case<'f, 'a>(files: &'f mut Files<'a>, file: &Path, name: String) -> &'f mut 
         })
 }
 
-fn line(report: &Report) -> String {
+fn line(report: &LocatedFinding) -> String {
     let field = if report.field.is_empty() {
         String::new()
     } else {
@@ -52,7 +52,7 @@ fn line(report: &Report) -> String {
 }
 
 /// The report of every object in `changes`, grouped by file.
-pub fn render(reports: &[Report], changes: &[Change]) -> Result<String> {
+pub fn render(reports: &[LocatedFinding], changes: &[Change]) -> Result<String> {
     let mut files: Files<'_> = BTreeMap::new();
     for change in changes {
         let name = format!("{} {}", change.operation, change.key.describe());

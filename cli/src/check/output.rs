@@ -4,7 +4,7 @@
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-use super::{Report, Summary};
+use super::{LocatedFinding, Summary};
 use crate::preflight;
 
 /// The JSON of one `check` run.
@@ -13,7 +13,7 @@ pub struct Output {
     /// The upgrade checklist, with `--checklist` (and `preflight`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub checklist: Vec<preflight::Outcome>,
-    pub findings: Vec<Report>,
+    pub findings: Vec<LocatedFinding>,
     pub summary: Summary,
 }
 

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::{Bundle, Report, Severity};
+use super::{Bundle, LocatedFinding, Severity};
 
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
@@ -140,7 +140,7 @@ fn help_uri(bundle: &Bundle, rule: &str) -> String {
 }
 
 /// The SARIF log of `reports`.
-pub fn render(reports: &[Report], bundle: &Bundle) -> Log {
+pub fn render(reports: &[LocatedFinding], bundle: &Bundle) -> Log {
     let mut ids: Vec<&str> = reports.iter().map(|r| r.rule.as_str()).collect();
     ids.sort_unstable();
     ids.dedup();

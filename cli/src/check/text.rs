@@ -7,7 +7,7 @@ use std::io::IsTerminal;
 
 use anstyle::{AnsiColor, Style};
 
-use super::{Report, Severity, Summary};
+use super::{LocatedFinding, Severity, Summary};
 
 /// Whether standard output takes colour: a terminal, and no `NO_COLOR`
 /// (<https://no-color.org>: any non-empty value).
@@ -31,7 +31,7 @@ fn paint(colour: bool, style: Style, text: &str) -> String {
 }
 
 /// The findings (sorted by file and position) and the summary line.
-pub fn render(reports: &[Report], summary: &Summary, colour: bool) -> String {
+pub fn render(reports: &[LocatedFinding], summary: &Summary, colour: bool) -> String {
     let bold = Style::new().bold();
     let mut out = String::new();
     let mut file = None;
@@ -93,7 +93,7 @@ mod tests {
 
     #[test]
     fn lines_read_file_line_column_rule_message() {
-        let report = Report {
+        let report = LocatedFinding {
             rule: "p/r".into(),
             policy: "p".into(),
             severity: Severity::Warning,

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::finding::{self, Context, Finding, Object, Outcome};
 use super::message;
 use crate::check::output::Output;
-use crate::check::{Report, Severity};
+use crate::check::{LocatedFinding, Severity};
 use crate::preflight;
 
 /// The findings and the checklist of one `check` output.
@@ -21,7 +21,7 @@ pub fn read(value: &Value) -> Result<(Vec<Finding>, Vec<preflight::Outcome>)> {
     Ok((findings, output.checklist))
 }
 
-fn add(report: Report, out: &mut Vec<Finding>) {
+fn add(report: LocatedFinding, out: &mut Vec<Finding>) {
     let context = Context {
         deployed_as: report.policy.clone(),
         result: match report.severity {

@@ -47,9 +47,9 @@ pub const READS: Reading = Reading::Paths(&[
 shared::policy!(Settings, evaluate, READS);
 
 /// The rule family that judges objects of this request's kind, if any.
-type Rule = fn(&Request<'_>, &Field<'_>, &Settings) -> Result<Vec<Finding>, FieldError>;
+type Judge = fn(&Request<'_>, &Field<'_>, &Settings) -> Result<Vec<Finding>, FieldError>;
 
-fn rule_for(request: &Request<'_>) -> Option<Rule> {
+fn rule_for(request: &Request<'_>) -> Option<Judge> {
     match (&*request.group, &*request.kind) {
         ("", "Namespace") => Some(keep::cozy_system_namespace),
         ("", "ConfigMap") => Some(keep::cozystack_version),

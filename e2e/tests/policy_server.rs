@@ -23,12 +23,12 @@ use std::path::Path;
 use std::sync::Arc;
 
 use bundle::Metadata;
-use bundle::case::{Outcome, Runner, judge, judge_refusal};
+use bundle::case::{Expectation, Outcome, Runner, judge, judge_refusal};
 use bundle::hostile::HostileCase;
 use bundle::rules::KnownRules;
 use e2e::PolicyCase;
 use host::policy_server::{
-    PolicyEntry, PolicyMode, PolicyServer, ServerConfig, ServerError, admission_review,
+    Answer, PolicyEntry, PolicyMode, PolicyServer, ServerConfig, ServerError, admission_review,
 };
 use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::Value;
@@ -215,23 +215,38 @@ fn start(
     })
 }
 
-/// Posts `case`'s request (with `uid` when given) to `policy_id`.
+/// Posts `case`'s request (with `uid` when given) to `policy_id`: a
+/// verdict, or the server's refusal of the request (a body nested deeper
+/// than it parses).
 fn post(
     suite: &Suite,
     policy_id: &str,
     case: &PolicyCase,
     uid: Option<&str>,
-) -> Result<host::AdmissionResponse, Failed> {
+) -> Result<Answer, Failed> {
     let mut review = admission_review(&case.case.request);
     if let (Some(uid), Some(request)) = (uid, review.get_mut("request")) {
         request["uid"] = Value::from(uid);
     }
     let body = serde_json::to_vec(&review).map_err(|e| e.to_string())?;
-    let answer = suite
+    Ok(suite
         .server
         .post(policy_id, &body)
-        .map_err(|e| e.to_string())?;
-    answer.response().map_err(Failed::from)
+        .map_err(|e| e.to_string())?)
+}
+
+/// `answer` judged against `expect`: a verdict, or a refusal before any
+/// policy.
+fn judge_answer(
+    expect: &Expectation,
+    answer: &Answer,
+    matches_rules: bool,
+    rules: &KnownRules,
+) -> Result<(), String> {
+    if answer.status != 200 {
+        return judge_refusal(expect, answer.status, &answer.body);
+    }
+    judge(expect, &answer.response()?, matches_rules, rules)
 }
 
 fn matches_rules(suite: &Suite, case: &PolicyCase) -> Result<bool, Failed> {
@@ -252,10 +267,10 @@ fn known_rules<'s>(suite: &'s Suite, case: &PolicyCase) -> Result<&'s KnownRules
 fn judged(suite: &Suite, case: &PolicyCase) -> Result<(), Failed> {
     let key = (case.policy.clone(), settings_key(&case.settings()));
     let id = suite.case_ids.get(&key).ok_or("no policy id")?;
-    let response = post(suite, id, case, None)?;
-    judge(
+    let answer = post(suite, id, case, None)?;
+    judge_answer(
         case.case.expectation(Runner::PolicyServer),
-        &response,
+        &answer,
         matches_rules(suite, case)?,
         known_rules(suite, case)?,
     )
@@ -277,17 +292,18 @@ fn judged_hostile(suite: &Suite, case: &HostileCase) -> Result<(), Failed> {
         .server
         .post_once(id, case.body.as_bytes())
         .map_err(|e| e.to_string())?;
-    let expect = case.case.expectation(Runner::PolicyServer);
-    if answer.status != 200 {
-        return judge_refusal(expect, answer.status, &answer.body).map_err(Failed::from);
-    }
-    let response = answer.response()?;
     let rules = suite
         .rules
         .get(&case.policy)
         .ok_or_else(|| format!("no README rules of {}", case.policy))?;
     let matches = e2e::hostile::matches_rules(suite.metadata.get(&case.policy), case);
-    judge(expect, &response, matches, rules).map_err(Failed::from)
+    judge_answer(
+        case.case.expectation(Runner::PolicyServer),
+        &answer,
+        matches,
+        rules,
+    )
+    .map_err(Failed::from)
 }
 
 /// A server given the case's settings for the shipped policy refuses to
@@ -361,7 +377,7 @@ fn monitor_only_logs(suite: &Suite, cases: &[PolicyCase], policy: &str) -> Resul
     }
     for case in rejected {
         let uid = format!("monitor-{}", case.id().replace('/', "-"));
-        let response = post(suite, &shipped.monitor_id, case, Some(&uid))?;
+        let response = post(suite, &shipped.monitor_id, case, Some(&uid))?.response()?;
         if !response.allowed || response.status.is_some() {
             return Err(format!("{}: monitor mode answered {response:?}", case.id()).into());
         }
@@ -393,10 +409,10 @@ fn protect_judges(suite: &Suite, cases: &[PolicyCase], policy: &str) -> Result<(
         return Err(format!("no case of {policy} runs with the shipped settings").into());
     }
     for case in matching {
-        let response = post(suite, &shipped.protect_id, case, None)?;
-        judge(
+        let answer = post(suite, &shipped.protect_id, case, None)?;
+        judge_answer(
             case.case.expectation(Runner::PolicyServer),
-            &response,
+            &answer,
             matches_rules(suite, case)?,
             known_rules(suite, case)?,
         )
@@ -417,14 +433,17 @@ fn never_500(suite: &Suite, cases: &[PolicyCase], policy: &str) -> Result<(), Fa
         if case.case.admission_request().is_err() {
             continue; // Not an AdmissionRequest: the server answers 400 before any policy.
         }
-        let response = post(suite, &shipped.protect_id, case, None)?;
-        if response.code() == Some(500) {
-            return Err(format!(
-                "{}: 500 from {}: {response:?}",
-                case.id(),
-                shipped.protect_id
-            )
-            .into());
+        let answer = post(suite, &shipped.protect_id, case, None)?;
+        // A refusal before any policy (a body nested too deep) is the
+        // server's 400; only a 500, from the server or the policy, fails.
+        let code = match answer.status {
+            200 => answer.response()?.code(),
+            status => Some(status),
+        };
+        if code == Some(500) {
+            return Err(
+                format!("{}: 500 from {}: {answer:?}", case.id(), shipped.protect_id).into(),
+            );
         }
     }
     Ok(())

@@ -66,20 +66,26 @@ where
     S: DeserializeOwned + Default,
     R: FnOnce(&Request<'_>, &S) -> Result<Verdict, FieldError>,
 {
+    let malformed_request = |error: String| {
+        let rule = Rule::malformed_request(policy);
+        Verdict::malformed(Finding::new(rule, FieldPath::root(), error)).into_response()
+    };
     let parsed = match request::read(payload, reading, cluster) {
         Ok(parsed) => parsed,
-        Err(error) => {
-            let rule = Rule::malformed_request(policy);
-            return Verdict::malformed(Finding::new(rule, FieldPath::root(), error.0))
-                .into_response();
-        }
+        Err(error) => return malformed_request(error.0),
     };
     let settings: S = match parsed.settings {
         Some(raw) => settings::decode(raw.get().as_bytes())
             .map_err(|e| format!("settings no longer decode: {e}"))?,
         None => S::default(),
     };
-    match rule(&parsed.request, &settings) {
+    let answer = rule(&parsed.request, &settings);
+    // The rule judged an object it could not read as absent: its answer
+    // does not stand.
+    if let Some(error) = parsed.request.unreadable() {
+        return malformed_request(error.to_owned());
+    }
+    match answer {
         Ok(verdict) => verdict.into_response(),
         Err(error) => Verdict::malformed_field(policy, &error).into_response(),
     }

@@ -64,7 +64,17 @@ pub struct Request<'a> {
 }
 
 /// An object of the request, as the policy's [`Reading`] keeps it.
-enum Object<'a> {
+struct Object<'a> {
+    /// `object` or `oldObject`, as messages name it.
+    member: &'static str,
+    kept: Kept<'a>,
+    /// Why a read the rule asked for failed (`request.oldObject: recursion
+    /// limit exceeded`): the request is then malformed, though a rule that
+    /// never asks (an operation it does not judge) still answers.
+    failed: OnceCell<String>,
+}
+
+enum Kept<'a> {
     /// Read while the request was parsed.
     Read(Option<Value>),
     /// Raw JSON, read for `paths` when the rule first asks.
@@ -75,12 +85,26 @@ enum Object<'a> {
     },
 }
 
-impl Object<'_> {
+impl Default for Kept<'_> {
+    fn default() -> Self {
+        Kept::Read(None)
+    }
+}
+
+impl<'a> Object<'a> {
+    fn new(member: &'static str, kept: Kept<'a>) -> Self {
+        Object {
+            member,
+            kept,
+            failed: OnceCell::new(),
+        }
+    }
+
     fn value(&self) -> Option<&Value> {
-        match self {
-            Object::Read(value) => value.as_ref(),
-            Object::Raw { raw, paths, read } => read
-                .get_or_init(|| raw.and_then(|raw| read_object(raw.get(), &Reads::new(paths))))
+        match &self.kept {
+            Kept::Read(value) => value.as_ref(),
+            Kept::Raw { raw, paths, read } => read
+                .get_or_init(|| self.record(read_object(raw.as_ref()?.get(), &Reads::new(paths))))
                 .as_ref(),
         }
     }
@@ -88,25 +112,51 @@ impl Object<'_> {
     /// `paths` of this object, which is `request.<member>` of `payload`:
     /// from the raw object, or, when it was read up front, from the
     /// payload again.
-    fn reading(&self, paths: &[&str], payload: &str, member: &'static str) -> Option<Value> {
-        match self {
-            Object::Raw { raw, .. } => {
-                raw.and_then(|raw| read_object(raw.get(), &Reads::new(paths)))
+    fn reading(&self, paths: &[&str], payload: &str) -> Option<Value> {
+        match &self.kept {
+            Kept::Raw { raw, .. } => {
+                self.record(read_object(raw.as_ref()?.get(), &Reads::new(paths)))
             }
-            Object::Read(_) => {
-                let reads = Reads::new(paths).under_request(member);
-                let mut whole = read_object(payload, &reads)?;
-                Some(whole.get_mut("request")?.get_mut(member)?.take()).filter(|v| !v.is_null())
+            Kept::Read(_) => {
+                let reads = Reads::new(paths).under_request(self.member);
+                let mut whole = self.record(read_object(payload, &reads))?;
+                Some(whole.get_mut("request")?.get_mut(self.member)?.take())
+                    .filter(|v| !v.is_null())
             }
         }
     }
+
+    /// `metadata.name`, for the request's name; a failure here is not the
+    /// rule's, so it is not recorded.
+    fn name(&self) -> Option<String> {
+        let read;
+        let value = match &self.kept {
+            Kept::Read(value) => value.as_ref()?,
+            Kept::Raw { raw, .. } => {
+                read = read_object(raw.as_ref()?.get(), &Reads::new(&[])).ok()?;
+                &read
+            }
+        };
+        Some(value.get("metadata")?.get("name")?.as_str()?.to_owned())
+    }
+
+    /// The value of a read, keeping its failure for the verdict.
+    fn record(&self, read: Result<Value, String>) -> Option<Value> {
+        read.map_err(|error| {
+            // The first failure is the one the message names.
+            let _ = self.failed.set(format!("request.{}: {error}", self.member));
+        })
+        .ok()
+    }
 }
 
-/// `reads` of JSON the first pass already read: reading it again cannot
-/// fail.
-fn read_object(json: &str, reads: &Reads<'_>) -> Option<Value> {
+/// `reads` of `json`, serde_json's error without its position.
+fn read_object(json: &str, reads: &Reads<'_>) -> Result<Value, String> {
     let mut deserializer = serde_json::Deserializer::from_str(json);
-    reads.seed().deserialize(&mut deserializer).ok()
+    reads
+        .seed()
+        .deserialize(&mut deserializer)
+        .map_err(|e| without_position(&e))
 }
 
 impl fmt::Debug for Request<'_> {
@@ -164,13 +214,16 @@ pub fn read<'a>(
     // string it reads.
     let text = std::str::from_utf8(payload)
         .map_err(|e| RequestError(format!("the request is not UTF-8: {e}")))?;
-    let mut deserializer = serde_json::Deserializer::from_str(text);
-    let parts = PayloadSeed {
-        reads: up_front.as_ref().map_err(|paths| *paths),
-    }
-    .deserialize(&mut deserializer)
-    .and_then(|parts| deserializer.end().map(|()| parts))
-    .map_err(|e| RequestError(without_position(&e)))?;
+    let parts = match parts(text, up_front.as_ref().map_err(|paths| *paths)) {
+        Ok(parts) => parts,
+        // An object too deep (or otherwise unreadable) for the reads is
+        // kept raw, so a rule that never asks for it (an operation it does
+        // not judge) still answers; asking makes the request malformed.
+        Err(error) => match reading {
+            Reading::Paths(paths) => parts(text, Err(paths)).map_err(|_| error)?,
+            Reading::OnDemand(_) => return Err(error),
+        },
+    };
     let mut header = parts
         .header
         .ok_or_else(|| RequestError("request: is required".to_owned()))?;
@@ -195,20 +248,20 @@ pub fn read<'a>(
                 .collect(),
         },
         dry_run: header.dry_run.unwrap_or_default(),
-        object: header.object,
-        old_object: header.old_object,
+        object: Object::new("object", header.object),
+        old_object: Object::new("oldObject", header.old_object),
         cluster,
         payload: text,
     };
     if request.name.is_empty() {
         // A malformed object is the rule's business; the name is only a
         // fallback here.
-        let name = request
-            .subject()
-            .at("metadata.name")
-            .ok()
-            .and_then(|n| n.string().ok().flatten());
-        request.name = Cow::Owned(name.unwrap_or_default().to_owned());
+        let subject = if request.operation == Operation::Delete {
+            &request.old_object
+        } else {
+            &request.object
+        };
+        request.name = Cow::Owned(subject.name().unwrap_or_default());
     }
     Ok(Payload {
         request,
@@ -216,7 +269,27 @@ pub fn read<'a>(
     })
 }
 
+/// The payload's parts, its objects read as `reads` says.
+fn parts<'a>(text: &'a str, reads: ObjectReads<'_>) -> Result<Parts<'a>, RequestError> {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    PayloadSeed { reads }
+        .deserialize(&mut deserializer)
+        .and_then(|parts| deserializer.end().map(|()| parts))
+        .map_err(|e| RequestError(without_position(&e)))
+}
+
 impl<'a> Request<'a> {
+    /// Why an object the rule asked for could not be read
+    /// (`request.oldObject: recursion limit exceeded`): the request is then
+    /// malformed, whatever the rule answered.
+    pub fn unreadable(&self) -> Option<&str> {
+        self.object
+            .failed
+            .get()
+            .or_else(|| self.old_object.failed.get())
+            .map(String::as_str)
+    }
+
     /// `object`, with paths relative to the object (`spec.x`, not
     /// `request.object.spec.x`); absent on DELETE.
     pub fn object(&self) -> Field<'_> {
@@ -234,12 +307,12 @@ impl<'a> Request<'a> {
     /// request has no object. Under [`Reading::OnDemand`] this reads the
     /// raw object; under [`Reading::Paths`] the whole payload again.
     pub fn object_reading(&self, paths: &[&str]) -> Option<Value> {
-        self.object.reading(paths, self.payload, "object")
+        self.object.reading(paths, self.payload)
     }
 
     /// `paths` of `oldObject`, as [`Request::object_reading`].
     pub fn old_object_reading(&self, paths: &[&str]) -> Option<Value> {
-        self.old_object.reading(paths, self.payload, "oldObject")
+        self.old_object.reading(paths, self.payload)
     }
 
     /// `object`, which the rule cannot judge without: absent is malformed
@@ -342,12 +415,6 @@ struct UserInfo<'a> {
     groups: Option<Vec<Text<'a>>>,
 }
 
-impl Default for Object<'_> {
-    fn default() -> Self {
-        Object::Read(None)
-    }
-}
-
 /// The members of `request` a rule can use; the header's strings are
 /// borrowed from the payload.
 #[derive(Default)]
@@ -359,8 +426,8 @@ struct Header<'a> {
     operation: Option<Operation>,
     user_info: Option<UserInfo<'a>>,
     dry_run: Option<bool>,
-    object: Object<'a>,
-    old_object: Object<'a>,
+    object: Kept<'a>,
+    old_object: Kept<'a>,
 }
 
 /// The payload's two members.
@@ -431,12 +498,12 @@ fn at<E: de::Error>(key: &str) -> impl FnOnce(E) -> E + '_ {
 
 impl<'r> HeaderSeed<'r> {
     /// The next member as an object: read as `reads` says, or kept raw.
-    fn object<'de, A: MapAccess<'de>>(&self, map: &mut A) -> Result<Object<'de>, A::Error> {
+    fn object<'de, A: MapAccess<'de>>(&self, map: &mut A) -> Result<Kept<'de>, A::Error> {
         Ok(match self.reads {
             Ok(reads) => {
-                Object::Read(Some(map.next_value_seed(reads.seed())?).filter(|v| !v.is_null()))
+                Kept::Read(Some(map.next_value_seed(reads.seed())?).filter(|v| !v.is_null()))
             }
-            Err(paths) => Object::Raw {
+            Err(paths) => Kept::Raw {
                 raw: map.next_value::<Option<&'de RawValue>>()?,
                 paths,
                 read: OnceCell::new(),
@@ -606,6 +673,42 @@ mod tests {
             request.old_object_reading(&["spec.storageClass"]).unwrap()["spec"],
             serde_json::json!({"storageClass": "local"})
         );
+    }
+
+    /// `DELETE` with an `oldObject` whose `spec` nests arrays `depth` deep.
+    fn deep_delete(depth: usize) -> String {
+        let spec = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        DELETE.replace(r#"{"storageClass": "local"}"#, &spec)
+    }
+
+    #[test]
+    fn objects_too_deep_fail_only_the_rule_that_reads_them() {
+        let text = deep_delete(200);
+        for reading in [Reading::Paths(&["spec"]), Reading::OnDemand(&["spec"])] {
+            let request = read(text.as_bytes(), reading, &Offline).unwrap().request;
+            assert_eq!(request.name, "db", "the name is read past the spec");
+            assert_eq!(request.unreadable(), None, "nothing asked yet");
+            assert!(!request.object().is_present());
+            assert_eq!(request.unreadable(), None, "DELETE has no object");
+            assert!(!request.old_object().is_present());
+            assert_eq!(
+                request.unreadable(),
+                Some("request.oldObject: recursion limit exceeded")
+            );
+        }
+        let request = parse(&text).unwrap().request;
+        assert!(request.old_object_reading(&["status"]).is_some());
+        assert_eq!(request.unreadable(), None, "the spec is skipped");
+        assert_eq!(request.old_object_reading(&["spec"]), None);
+        assert_eq!(
+            request.unreadable(),
+            Some("request.oldObject: recursion limit exceeded"),
+            "a read for more paths fails too"
+        );
+        let text = deep_delete(100);
+        let shallow = parse(&text).unwrap().request;
+        assert!(shallow.subject().at("spec").unwrap().is_present());
+        assert_eq!(shallow.unreadable(), None);
     }
 
     #[test]

@@ -256,12 +256,7 @@ pub fn read<'a>(
     if request.name.is_empty() {
         // A malformed object is the rule's business; the name is only a
         // fallback here.
-        let subject = if request.operation == Operation::Delete {
-            &request.old_object
-        } else {
-            &request.object
-        };
-        request.name = Cow::Owned(subject.name().unwrap_or_default());
+        request.name = Cow::Owned(request.subject_object().name().unwrap_or_default());
     }
     Ok(Payload {
         request,
@@ -329,10 +324,14 @@ impl<'a> Request<'a> {
 
     /// The object the request is about: `oldObject` on DELETE, else `object`.
     pub fn subject(&self) -> Field<'_> {
+        Field::root(self.subject_object().value())
+    }
+
+    fn subject_object(&self) -> &Object<'a> {
         if self.operation == Operation::Delete {
-            self.old_object()
+            &self.old_object
         } else {
-            self.object()
+            &self.object
         }
     }
 

@@ -10,7 +10,7 @@
 #   make bench-server   throughput and latency through Kubewarden's policy-server,
 #                       each ratio split into reading the request and the rule
 
-# The policies as every tool finds them (layout/; a dev build, which no
+# The policies as every tool finds them (crates/layout/; a dev build, which no
 # stage below competes with for its build directory).
 POLICIES    := $(shell cargo run --locked --quiet -p cozystack-layout --bin policies | cut -f1)
 ifeq ($(POLICIES),)

@@ -131,7 +131,7 @@ fn maintainers(author: &str) -> Result<Vec<Maintainer>> {
 /// unchanged version, if there is one.
 pub fn package(metadata: &Metadata, created_at: &str) -> Result<Package> {
     let version = required(metadata, "io.kubewarden.policy.version")?;
-    let title = required(metadata, bundle::metadata::TITLE_ANNOTATION)?;
+    let title = required(metadata, wasm_meta::metadata::TITLE_ANNOTATION)?;
     let oci_url = required(metadata, OCI_URL_ANNOTATION)?;
     let source = required(metadata, "io.kubewarden.policy.source")?;
     let image = format!("{oci_url}:v{version}");

@@ -38,9 +38,9 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use bundle::case::benchmark_case;
 use host::{HostCapabilities, PolicyModule};
 use serde_json::Value;
+use testkit::case::benchmark_case;
 
 use crate::workspace::{Budget, PolicyCrate, PolicyDir};
 
@@ -159,9 +159,9 @@ pub fn measure(
 ) -> Result<Measurement> {
     let (case_name, case) = benchmark_case(&policy.cases_dir())?;
     let path = policy.module_path(dist);
-    let code_size = bundle::wasm_sections::without_custom_section(
+    let code_size = wasm_meta::sections::without_custom_section(
         &std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?,
-        bundle::wasm_sections::METADATA_SECTION,
+        wasm_meta::sections::METADATA_SECTION,
     )?
     .len();
     let module = PolicyModule::from_file(&path)?;
@@ -171,7 +171,7 @@ pub fn measure(
     let payload = configured.payload(&request)?;
     // Same bytes for both: the floor ignores the settings it is handed.
     let check = configured.evaluate_payload(&request.uid, &payload);
-    if !(check.allowed || case.expect.result == bundle::case::Outcome::Fail) {
+    if !(check.allowed || case.expect.result == testkit::case::Outcome::Fail) {
         bail!(
             "{}: the benchmark case does not evaluate as expected",
             policy.name

@@ -1,4 +1,4 @@
-//! `bench`, after the table: per policy, the hostile case (`bundle::hostile`)
+//! `bench`, after the table: per policy, the hostile case (`testkit::hostile`)
 //! that costs the host most, timed through the host as policy-server runs
 //! it, with the fuel one metered evaluation of it burns next to the budget
 //! (`host::FUEL_BUDGET`). The fuel figure is what the budget's margin is
@@ -8,10 +8,10 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, anyhow};
-use bundle::case::{Outcome, Runner};
-use bundle::hostile::HostileCase;
 use host::front_door::read_review;
 use host::{FUEL_BUDGET, HostCapabilities, PolicyModule};
+use testkit::case::{Outcome, Runner};
+use testkit::hostile::HostileCase;
 
 use crate::workspace::PolicyDir;
 
@@ -42,7 +42,7 @@ fn timed(case: &HostileCase) -> bool {
 pub fn measure(policy: &PolicyDir, dist: &Path, runs: usize) -> Result<Option<Hostile>> {
     let module = PolicyModule::from_file(&policy.module_path(dist))?;
     let mut costs = Vec::new();
-    for case in bundle::hostile::cases(&policy.name, &policy.cases_dir())?
+    for case in testkit::hostile::cases(&policy.name, &policy.cases_dir())?
         .iter()
         .filter(|case| timed(case))
     {
@@ -161,7 +161,7 @@ mod tests {
     fn refused_cases_are_not_timed() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         let dir = root.join("policies/oidc-config/tests/cases");
-        let cases = bundle::hostile::cases("oidc-config", &dir).unwrap_or_default();
+        let cases = testkit::hostile::cases("oidc-config", &dir).unwrap_or_default();
         assert!(!cases.is_empty());
         let ids: Vec<String> = cases
             .iter()

@@ -14,12 +14,12 @@ use std::process::Command;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use bundle::case::{Runner, benchmark_case, judge};
-use bundle::rules::KnownRules;
 use host::Metadata;
 use host::policy_server::{
     PolicyEntry, PolicyServer, ServerConfig, admission_review, find_program,
 };
+use testkit::case::{Runner, benchmark_case, judge};
+use testkit::rules::KnownRules;
 
 use crate::workspace::{Budget, PolicyCrate, PolicyDir};
 

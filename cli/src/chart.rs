@@ -22,11 +22,11 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use bundle::metadata::{ContextAwareResource, Rule};
 use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, Schema};
 use serde::Serialize;
 use serde_json::{Value, json};
+use wasm_meta::metadata::{ContextAwareResource, Rule};
 
 use crate::deploy::{CATEGORY_ANNOTATION, SEVERITY_ANNOTATION};
 use crate::push::OCI_URL_ANNOTATION;
@@ -536,9 +536,9 @@ mod tests {
                 .add_resource("settings.json", schema.clone())
                 .unwrap();
             let index = compiler.compile("settings.json", &mut schemas).unwrap();
-            for file in bundle::case::case_files(&policy.cases_dir()).unwrap() {
-                let case = bundle::case::Case::load(&file).unwrap();
-                if case.expect.result == bundle::case::Outcome::InvalidSettings {
+            for file in testkit::case::case_files(&policy.cases_dir()).unwrap() {
+                let case = testkit::case::Case::load(&file).unwrap();
+                if case.expect.result == testkit::case::Outcome::InvalidSettings {
                     continue;
                 }
                 let settings = if case.settings.is_null() {

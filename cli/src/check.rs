@@ -14,26 +14,18 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use admission::Operation;
 use anyhow::{Context, Result};
-use bundle::Operation;
-use bundle::snapshot::Snapshot;
+use capabilities::snapshot::Snapshot;
 use host::{
     AdmissionRequest, AdmissionResponse, HostCapabilities, Policy, PolicyModule, WarmInstance,
 };
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use shared::{FieldPath, Release};
+use shared::{FieldPath, Release, Severity};
 
 use crate::manifests::{self, Change, Manifest, Reading};
-
-/// Whether a finding rejects the object or only warns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Violation,
-    Warning,
-}
 
 /// One finding of one policy on one object.
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -4,11 +4,11 @@
 //! `deploy/`, rendered from it, are checked by `e2e/tests/chart.rs`.
 
 use anyhow::{Context, Result, bail};
-use bundle::Metadata;
 pub use kubewarden_policy_sdk::crd::policies::cluster_admission_policy::ClusterAdmissionPolicy;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use shared::catalogue::PLATFORM_GROUPS;
+use wasm_meta::Metadata;
 
 use crate::push::OCI_URL_ANNOTATION;
 
@@ -19,9 +19,9 @@ pub const KUBEWARDEN_NAMESPACE: &str = "kubewarden";
 pub const SEVERITY_ANNOTATION: &str = "io.kubewarden.policy.severity";
 pub const CATEGORY_ANNOTATION: &str = "io.kubewarden.policy.category";
 
-/// `value` read as `T`, which must hold all of it ([`bundle::typed`]).
+/// `value` read as `T`, which must hold all of it ([`reading::typed`]).
 pub fn typed<T: for<'de> Deserialize<'de> + Serialize>(value: &Value) -> Result<T> {
-    Ok(bundle::typed::typed(value)?)
+    Ok(reading::typed::typed(value)?)
 }
 
 /// `registry://<ociUrl>:v<version>`, the module a policy's manifest loads.

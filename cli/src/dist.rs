@@ -9,8 +9,8 @@
 use std::path::Path;
 
 use anyhow::{Context, Result, bail, ensure};
-use bundle::metadata::VERSION_ANNOTATION;
 use host::PolicyModule;
+use wasm_meta::metadata::VERSION_ANNOTATION;
 
 use crate::workspace::{PolicyCrate, PolicyDir};
 

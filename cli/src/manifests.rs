@@ -11,8 +11,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use admission::{AdmissionRequest, Operation};
 use anyhow::{Context, Result, bail};
-use bundle::{AdmissionRequest, Operation};
 use rayon::prelude::*;
 use reading::positions::{Place, Tree};
 use serde_json::{Value, json};

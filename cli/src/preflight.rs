@@ -17,13 +17,14 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use anyhow::Result;
-use bundle::snapshot::Snapshot;
+use capabilities::snapshot::Snapshot;
 use host::PolicyModule;
 use serde::{Deserialize, Serialize};
 
-use crate::check::{LocatedFinding, Severity};
+use crate::check::LocatedFinding;
 use crate::manifests::{self, Reading};
 use checks::{CHECKS, Check, Judged, Target};
+use shared::Severity;
 
 /// The policies whose checks are about the cluster before its upgrade:
 /// `preflight` has them judge as on v1.5.4 (`cozystackVersion`, unless
@@ -363,7 +364,7 @@ mod tests {
     fn checks_name_documented_rules_and_the_readme_lists_them() {
         let mut known = BTreeSet::new();
         for policy in workspace::policies(&root()).unwrap() {
-            let rules = bundle::rules::KnownRules::load(&policy.dir).unwrap();
+            let rules = testkit::rules::KnownRules::load(&policy.dir).unwrap();
             known.extend(rules.ids.iter().map(|id| format!("{}/{id}", policy.name)));
         }
         let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
@@ -402,7 +403,7 @@ mod tests {
             rule: rule.to_owned(),
             policy: "upgrade-gate".to_owned(),
             severity,
-            operation: bundle::Operation::Create,
+            operation: admission::Operation::Create,
             api_version: "apps.cozystack.io/v1alpha1".to_owned(),
             kind: "Tenant".to_owned(),
             namespace: "tenant-root".to_owned(),

@@ -25,7 +25,6 @@ use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use bundle::metadata::VERSION_ANNOTATION;
 use host::Metadata;
 use oci_client::client::{ClientConfig, ClientProtocol, Config, ImageLayer};
 use oci_client::manifest::{
@@ -34,6 +33,7 @@ use oci_client::manifest::{
 use oci_client::secrets::RegistryAuth;
 use oci_client::{Client, Reference};
 use serde::Serialize;
+use wasm_meta::metadata::VERSION_ANNOTATION;
 
 use crate::registry_auth;
 use crate::sign::SigningKey;

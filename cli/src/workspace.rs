@@ -139,7 +139,7 @@ mod tests {
                 drift.push(format!(
                     "{}: {} is {:?}, Cargo.toml says {version}",
                     policy.name,
-                    bundle::metadata::VERSION_ANNOTATION,
+                    wasm_meta::metadata::VERSION_ANNOTATION,
                     metadata.version()
                 ));
             }

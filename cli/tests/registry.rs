@@ -1091,7 +1091,7 @@ fn signed_bundle_is_verified_by_kwctl_and_policy_server() {
         log.contains("verified-signatures") || log.contains("signature"),
         "{log}"
     );
-    let case = bundle::case::Case::load(
+    let case = testkit::case::Case::load(
         &root().join("policies/no-delete/tests/cases/delete-protected-configmap.yaml"),
     )
     .unwrap();

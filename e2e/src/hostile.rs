@@ -1,13 +1,13 @@
-//! The hostile requests of every policy (`bundle::hostile`) for the suites
+//! The hostile requests of every policy (`testkit::hostile`) for the suites
 //! that hand them to Kubewarden's programs: policy-server takes the body
 //! over HTTP, `kwctl run` takes it from a file, so each is written out as
 //! the exact bytes under `target/hostile/<policy>/`.
 
 use std::path::PathBuf;
 
-use bundle::Metadata;
-use bundle::hostile::HostileCase;
 use serde_json::Value;
+use testkit::hostile::HostileCase;
+use wasm_meta::Metadata;
 
 /// Every hostile case of every policy.
 pub fn cases() -> Result<Vec<HostileCase>, String> {
@@ -17,7 +17,7 @@ pub fn cases() -> Result<Vec<HostileCase>, String> {
             .join("policies")
             .join(&policy)
             .join("tests/cases");
-        all.extend(bundle::hostile::cases(&policy, &dir).map_err(|e| e.to_string())?);
+        all.extend(testkit::hostile::cases(&policy, &dir).map_err(|e| e.to_string())?);
     }
     Ok(all)
 }
@@ -45,7 +45,7 @@ pub fn write_request(case: &HostileCase) -> Result<PathBuf, String> {
 }
 
 /// Whether the policy's rules (its module's metadata) match the case's
-/// request, as `bundle::case::judge` asks; a body that does not decode is
+/// request, as `testkit::case::judge` asks; a body that does not decode is
 /// taken as matching, since only a refusal is right for it.
 pub fn matches_rules(metadata: Option<&Metadata>, case: &HostileCase) -> bool {
     match (metadata, case.case.admission_request()) {

@@ -17,11 +17,11 @@ use reading::yaml::{self, Limit};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use bundle::Metadata;
-use bundle::case::{Case, case_files};
-use bundle::metadata::ContextAwareResource;
 use host::policy_server::{PolicyEntry, PolicyMode, find_program};
 use kubewarden_policy_sdk::crd::policies::common::PolicyMode as CrdMode;
+use testkit::case::{Case, case_files};
+use wasm_meta::Metadata;
+use wasm_meta::metadata::ContextAwareResource;
 
 /// Kubewarden's own type for the manifests in `deploy/`.
 pub use kubewarden_policy_sdk::crd::policies::cluster_admission_policy::ClusterAdmissionPolicy;

@@ -7,7 +7,7 @@
 //! Kubewarden 1.35, Cilium's `cilium.io/v2`).
 //!
 //! Every object must survive a round trip through its type unchanged
-//! ([`bundle::typed`]), so a misspelt field fails the tests instead of being
+//! ([`reading::typed`]), so a misspelt field fails the tests instead of being
 //! pruned by the API server.
 
 use reading::yaml::{self, Limit};
@@ -117,30 +117,30 @@ impl Object {
     /// The object a manifest describes, by `apiVersion` and `kind`.
     pub fn from_value(value: &Value) -> Result<Self, String> {
         let text = |key: &str| value.get(key).and_then(Value::as_str).unwrap_or_default();
-        let typed = |error: bundle::typed::TypedError| {
+        let typed = |error: reading::typed::TypedError| {
             format!("{} {}: {error}", text("kind"), name_of(value))
         };
         Ok(match (text("apiVersion"), text("kind")) {
             ("policies.kubewarden.io/v1", "PolicyServer") => {
-                Object::PolicyServer(Box::new(bundle::typed::typed(value).map_err(typed)?))
+                Object::PolicyServer(Box::new(reading::typed::typed(value).map_err(typed)?))
             }
             ("policies.kubewarden.io/v1", "ClusterAdmissionPolicy") => {
                 Object::ClusterAdmissionPolicy(Box::new(
-                    bundle::typed::typed(value).map_err(typed)?,
+                    reading::typed::typed(value).map_err(typed)?,
                 ))
             }
             ("v1", "ServiceAccount") => {
-                Object::ServiceAccount(bundle::typed::typed(value).map_err(typed)?)
+                Object::ServiceAccount(reading::typed::typed(value).map_err(typed)?)
             }
-            ("v1", "ConfigMap") => Object::ConfigMap(bundle::typed::typed(value).map_err(typed)?),
+            ("v1", "ConfigMap") => Object::ConfigMap(reading::typed::typed(value).map_err(typed)?),
             ("rbac.authorization.k8s.io/v1", "ClusterRole") => {
-                Object::ClusterRole(bundle::typed::typed(value).map_err(typed)?)
+                Object::ClusterRole(reading::typed::typed(value).map_err(typed)?)
             }
             ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding") => {
-                Object::ClusterRoleBinding(bundle::typed::typed(value).map_err(typed)?)
+                Object::ClusterRoleBinding(reading::typed::typed(value).map_err(typed)?)
             }
             ("cilium.io/v2", "CiliumNetworkPolicy") => {
-                Object::CiliumNetworkPolicy(bundle::typed::typed(value).map_err(typed)?)
+                Object::CiliumNetworkPolicy(reading::typed::typed(value).map_err(typed)?)
             }
             (api_version, kind) => {
                 return Err(format!("{api_version} {kind} does not belong in the chart"));

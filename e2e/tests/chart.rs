@@ -35,14 +35,14 @@ use reading::yaml::{self, Limit};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use bundle::Metadata;
-use bundle::case::{Outcome, Runner};
 use e2e::helm::{Helm, Render, Rendered};
 use e2e::manifests::{ClusterAdmissionPolicy, Object};
 use host::policy_server::{PolicyMode, PolicyServer, ServerConfig, admission_review};
 use kubewarden_policy_sdk::crd::policies::common::PolicyMode as CrdMode;
 use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::{Value, json};
+use testkit::case::{Outcome, Runner};
+use wasm_meta::Metadata;
 
 const CHART: &str = "charts/cozystack-policies";
 const CHART_REPOSITORY: &str = "ghcr.io/cozystack/cozystack-policies/charts/cozystack-policies";
@@ -516,7 +516,7 @@ fn policies_follow_metadata(
         };
         // A manifest may send fewer operations than the module judges (a
         // guard that is off); never other resources.
-        let rules: Vec<bundle::metadata::Rule> = spec
+        let rules: Vec<wasm_meta::metadata::Rule> = spec
             .rules
             .iter()
             .flatten()

@@ -6,10 +6,10 @@
 //!   identically, except for the `io.kubewarden.kwctl` annotation kwctl
 //!   adds with its own version.
 //! - `case/<policy>/<case>`: every case file, split into the files `kwctl
-//!   run` takes (`bundle::case::Case::write_files`, under
-//!   `target/e2e/cases/`) and judged by `bundle::case::judge` as under our
+//!   run` takes (`testkit::case::Case::write_files`, under
+//!   `target/e2e/cases/`) and judged by `testkit::case::judge` as under our
 //!   host (`runners.kwctl` where kwctl answers otherwise).
-//! - `hostile/<policy>/<case>`: every hostile request (`bundle::hostile`),
+//! - `hostile/<policy>/<case>`: every hostile request (`testkit::hostile`),
 //!   written to `target/hostile/<policy>/` as the exact bytes, through
 //!   `kwctl run` with the module in `dist/`, judged like under our host
 //!   (`runners.kwctl` where kwctl answers otherwise: it has no body limit,
@@ -23,13 +23,13 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bundle::Metadata;
-use bundle::admission::AdmissionResponse;
-use bundle::case::{Outcome, Runner, SettingsAnswer, judge, judge_exit, judge_settings};
-use bundle::hostile::HostileCase;
-use bundle::rules::KnownRules;
+use admission::AdmissionResponse;
 use e2e::PolicyCase;
 use libtest_mimic::{Arguments, Failed, Trial};
+use testkit::case::{Outcome, Runner, SettingsAnswer, judge, judge_exit, judge_settings};
+use testkit::hostile::HostileCase;
+use testkit::rules::KnownRules;
+use wasm_meta::Metadata;
 
 /// How long one `kwctl run` may take: far above what any case needs, so
 /// that a stalled policy fails its test instead of hanging the suite.

@@ -12,7 +12,7 @@
 //!   mode (`deploy/protect`) each case with the shipped settings gets the
 //!   case's verdict; and no request ever gets a 500, even for a
 //!   context-aware policy with no cluster behind the server.
-//! - `hostile/<policy>/<case>`: every hostile request (`bundle::hostile`),
+//! - `hostile/<policy>/<case>`: every hostile request (`testkit::hostile`),
 //!   its body POSTed byte for byte to the policy id of its settings: a 200
 //!   with the verdict the case expects, or the server's own refusal before
 //!   any policy (413 above its body limit, 400 for a body its JSON parser
@@ -22,16 +22,16 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use bundle::Metadata;
-use bundle::case::{Expectation, Outcome, Runner, judge, judge_refusal};
-use bundle::hostile::HostileCase;
-use bundle::rules::KnownRules;
 use e2e::PolicyCase;
 use host::policy_server::{
     Answer, PolicyEntry, PolicyMode, PolicyServer, ServerConfig, ServerError, admission_review,
 };
 use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::Value;
+use testkit::case::{Expectation, Outcome, Runner, judge, judge_refusal};
+use testkit::hostile::HostileCase;
+use testkit::rules::KnownRules;
+use wasm_meta::Metadata;
 
 fn main() {
     let args = Arguments::from_args();

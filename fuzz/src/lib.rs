@@ -7,7 +7,7 @@
 //!
 //! - `rule`: a case of the policy's `tests/cases/` (the seed corpus), picked
 //!   and mutated as the input says, through the native case runner
-//!   (`bundle::native`): the same settings check, payload and
+//!   (`testkit::native`): the same settings check, payload and
 //!   `shared::validate` as `cargo test`.
 //! - `payload`: the input as the raw `validate` payload, into
 //!   `shared::validate`, as the module's `validate` entry point calls it.
@@ -32,21 +32,21 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use admission::{AdmissionRequest, AdmissionResponse};
 use arbitrary::{Result as ArbResult, Unstructured};
-use bundle::admission::{AdmissionRequest, AdmissionResponse};
-use bundle::capabilities::HostCapabilities;
-use bundle::case::{
-    Case, Evaluation, Evaluator, Expectation, Outcome, SettingsAnswer, case_files,
-};
-use bundle::native::{Evaluate, Native};
-use bundle::metadata::Metadata;
-use bundle::replay::Session;
+use capabilities::HostCapabilities;
+use capabilities::replay::Session;
 use serde_json::{Map, Value, json};
 use shared::lookup::{Cluster, Offline};
 use shared::sdk::response::ValidationResponse;
 use shared::sdk::settings::SettingsValidationResponse;
 use shared::sdk::wapc_guest::CallResult;
 use shared::{Reading, Validatable};
+use testkit::case::{
+    Case, Evaluation, Evaluator, Expectation, Outcome, SettingsAnswer, case_files,
+};
+use testkit::native::{Evaluate, Native};
+use wasm_meta::metadata::Metadata;
 
 include!(concat!(env!("OUT_DIR"), "/policies.rs"));
 
@@ -271,9 +271,7 @@ fn collect_strings(value: &Value, strings: &mut BTreeSet<String>, keys: &mut BTr
         Value::String(s) if s.len() <= 200 => {
             strings.insert(s.clone());
         }
-        Value::Array(items) => items
-            .iter()
-            .for_each(|v| collect_strings(v, strings, keys)),
+        Value::Array(items) => items.iter().for_each(|v| collect_strings(v, strings, keys)),
         Value::Object(map) => {
             for (k, v) in map {
                 keys.insert(k.clone());
@@ -319,7 +317,7 @@ pub fn check_response(response: &AdmissionResponse) -> Result<(), String> {
             }
         }
     }
-    bundle::case::check_warning_limits(response.warnings())
+    testkit::case::check_warning_limits(response.warnings())
 }
 
 /// The properties of a `validate_settings` answer, parsed.
@@ -352,8 +350,8 @@ fn check_validate_answer(answer: &CallResult) -> Result<AdmissionResponse, Strin
     let bytes = answer
         .as_ref()
         .map_err(|e| format!("validate failed (500): {e}"))?;
-    let value: Value = serde_json::from_slice(bytes)
-        .map_err(|e| format!("validate answered no JSON ({e})"))?;
+    let value: Value =
+        serde_json::from_slice(bytes).map_err(|e| format!("validate answered no JSON ({e})"))?;
     if !value.get("accepted").is_some_and(Value::is_boolean) {
         return Err(format!("validate answered without `accepted`: {value}"));
     }
@@ -559,7 +557,11 @@ fn mutate(u: &mut Unstructured<'_>, t: &Target, doc: &mut Value) -> ArbResult<()
         6 => {
             // A long string.
             let unit = string(u, t)?;
-            let unit = if unit.is_empty() { "x".to_owned() } else { unit };
+            let unit = if unit.is_empty() {
+                "x".to_owned()
+            } else {
+                unit
+            };
             let n = usize::from(if u.ratio(1u8, 4)? {
                 u.int_in_range(1..=20_000u16)?
             } else {
@@ -611,8 +613,18 @@ fn scalar(u: &mut Unstructured<'_>, t: &Target) -> ArbResult<Value> {
         0 => Value::Null,
         1 => Value::Bool(u.arbitrary()?),
         2 => json!(
-            [0i64, 1, -1, 2, 3, 255, 65536, i64::from(i32::MAX), i64::MAX, i64::MIN]
-                [u.choose_index(10)?]
+            [
+                0i64,
+                1,
+                -1,
+                2,
+                3,
+                255,
+                65536,
+                i64::from(i32::MAX),
+                i64::MAX,
+                i64::MIN
+            ][u.choose_index(10)?]
         ),
         3 => json!(u.arbitrary::<i64>()?),
         4 => json!(u64::MAX),
@@ -687,7 +699,9 @@ fn run_rule(t: &Target, built: &Built) -> Result<(), String> {
             let payload = serde_json::to_vec(&built.settings).map_err(|e| e.to_string())?;
             let answer = t.policy.validate_settings(&payload);
             if check_settings_answer(t.policy.name(), &answer)? == SettingsAnswer::Accepted {
-                return Err("the native runner says refused, validate_settings says valid".to_owned());
+                return Err(
+                    "the native runner says refused, validate_settings says valid".to_owned(),
+                );
             }
             return if message.is_empty() {
                 Err("settings refused without a message".to_owned())
@@ -852,7 +866,8 @@ fn run_settings(t: &Target, data: &[u8]) -> Result<(), String> {
         return Ok(());
     }
     // Accepted settings must work for `validate`, spliced in as sent.
-    let text = std::str::from_utf8(data).map_err(|e| format!("accepted non-UTF-8 settings: {e}"))?;
+    let text =
+        std::str::from_utf8(data).map_err(|e| format!("accepted non-UTF-8 settings: {e}"))?;
     let seed = data.len() % t.seeds.len();
     let Ok(request) = AdmissionRequest::from_value(t.seeds[seed].case.request.clone()) else {
         return Ok(());
@@ -877,7 +892,11 @@ pub fn init(kind: &str) {
             eprintln!("cannot write seeds to {}: {e}", dir.display());
             std::process::exit(2)
         });
-        eprintln!("{kind}/{}: {written} seeds in {}", t.policy.name(), dir.display());
+        eprintln!(
+            "{kind}/{}: {written} seeds in {}",
+            t.policy.name(),
+            dir.display()
+        );
         exit = true;
     }
     if let Some(file) = std::env::var_os("FUZZ_DICT_TO") {
@@ -971,7 +990,21 @@ fn write_dict_strings(dict: &[String], file: &Path) -> std::io::Result<()> {
         let escaped = quoted.replace('\\', "\\\\").replace('"', "\\\"");
         out.push_str(&format!("\"{escaped}\"\n"));
     }
-    for token in ["{", "}", "[", "]", ":", ",", "null", "true", "false", "\"request\"", "\"settings\"", "\"object\"", "\"oldObject\""] {
+    for token in [
+        "{",
+        "}",
+        "[",
+        "]",
+        ":",
+        ",",
+        "null",
+        "true",
+        "false",
+        "\"request\"",
+        "\"settings\"",
+        "\"object\"",
+        "\"oldObject\"",
+    ] {
         let escaped = token.replace('\\', "\\\\").replace('"', "\\\"");
         out.push_str(&format!("\"{escaped}\"\n"));
     }

@@ -21,15 +21,16 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use admission::AdmissionRequest;
 use arbitrary::Unstructured;
-use bundle::admission::AdmissionRequest;
-use bundle::capabilities::HostCapabilities;
+use capabilities::HostCapabilities;
 use host::{HostError, PolicyModule};
 use serde_json::{Map, Value};
+use testkit::case::SettingsAnswer;
 
 use crate::{
-    Built, Target, build, check_scope, evaluate_twice, fail, load_policy, registry,
-    shortest_picks, write_case, write_dict_strings,
+    Built, Target, build, check_scope, evaluate_twice, fail, load_policy, registry, shortest_picks,
+    write_case, write_dict_strings,
 };
 
 /// A policy's cases and its built module.
@@ -111,7 +112,7 @@ fn run(one: &Loaded, built: &Built) -> Result<(), String> {
     let native_settings = native.validate_settings(&settings)?;
     let policy = match one.module.configure(settings.clone()) {
         Err(HostError::InvalidSettings { message }) => {
-            if native_settings.is_ok() {
+            if native_settings == SettingsAnswer::Accepted {
                 return Err(format!(
                     "the module refuses settings the native rule accepts: {message}"
                 ));
@@ -125,7 +126,7 @@ fn run(one: &Loaded, built: &Built) -> Result<(), String> {
         Err(other) => return Err(format!("validate_settings failed in wasm: {other}")),
         Ok(policy) => policy,
     };
-    if let Err(message) = native_settings {
+    if let SettingsAnswer::Refused(message) = native_settings {
         return Err(format!(
             "the module accepts settings the native rule refuses: {message}"
         ));

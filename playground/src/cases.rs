@@ -3,9 +3,9 @@
 
 use std::path::Path;
 
-use bundle::case::{Case, Outcome, case_files};
 use serde::Serialize;
 use serde_json::Value;
+use testkit::case::{Case, Outcome, case_files};
 
 /// One policy and its cases, in file order.
 #[derive(Debug, Serialize)]

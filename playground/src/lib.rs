@@ -20,7 +20,7 @@ use reading::positions::{Located, Tree};
 use reading::yaml::{self, Limit};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use shared::Finding;
+use shared::{Finding, Severity};
 
 pub use crate::policies::Answer;
 
@@ -96,13 +96,6 @@ pub struct Shown {
     pub editor: Option<Editor>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub at: Option<Located>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub enum Severity {
-    Violation,
-    Warning,
 }
 
 /// The page's input, as JSON, to the page's output, as JSON.

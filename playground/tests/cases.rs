@@ -1,18 +1,18 @@
 //! Every case of every policy, as the page loads it from the case list,
 //! through the playground's engine: its answer is judged by the one judge
-//! of a case (`bundle::case::judge`, as under our host; cases that replay
+//! of a case (`testkit::case::judge`, as under our host; cases that replay
 //! cluster answers aside, since the page has no cluster), and every
 //! rejection is rendered with its fields located in the editors.
 
 use std::path::Path;
 
-use bundle::Metadata;
-use bundle::admission::AdmissionResponse;
-use bundle::case::{
+use admission::AdmissionResponse;
+use cozystack_playground::{Answer, Input, answer, cases, evaluate};
+use testkit::case::{
     Case, Runner, SettingsAnswer, SettingsJudged, case_files, judge, judge_settings,
 };
-use bundle::rules::KnownRules;
-use cozystack_playground::{Answer, Input, answer, cases, evaluate};
+use testkit::rules::KnownRules;
+use wasm_meta::Metadata;
 
 #[test]
 fn every_case_gets_its_verdict_and_highlights() {

@@ -43,7 +43,7 @@ pub use rule::{Catalogue, Level, Rule};
 pub use select::{Reading, Reads};
 pub use serde_json::Value;
 pub use settings::{CozystackVersion, Exemptions, RuleIds};
-pub use verdict::{Finding, ParsedLine, Refusal, Review, Verdict};
+pub use verdict::{Finding, ParsedLine, Refusal, Review, Severity, Verdict};
 
 use kubewarden_policy_sdk::wapc_guest::CallResult;
 use serde::de::DeserializeOwned;

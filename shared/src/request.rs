@@ -14,8 +14,8 @@ use std::borrow::Cow;
 use std::cell::OnceCell;
 use std::fmt;
 
-use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -23,14 +23,33 @@ use crate::field::{Field, FieldError, FieldPath};
 use crate::lookup::Cluster;
 use crate::select::{Reading, Reads, Text};
 
-/// The admission operation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+/// The admission operation: the one type for it, here and on the host side
+/// (`admission` re-exports it), spelt as the apiserver spells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize, Serialize)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum Operation {
     Create,
     Update,
     Delete,
     Connect,
+}
+
+impl Operation {
+    /// `CREATE`, `UPDATE`, `DELETE` or `CONNECT`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Operation::Create => "CREATE",
+            Operation::Update => "UPDATE",
+            Operation::Delete => "DELETE",
+            Operation::Connect => "CONNECT",
+        }
+    }
+}
+
+impl std::fmt::Display for Operation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// The authenticated user behind the request.

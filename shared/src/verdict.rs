@@ -11,6 +11,7 @@ use std::fmt;
 
 use kubewarden_policy_sdk::response::ValidationResponse;
 use kubewarden_policy_sdk::wapc_guest::CallResult;
+use serde::{Deserialize, Serialize};
 
 use crate::field::{FieldError, FieldPath};
 use crate::rule::Rule;
@@ -21,6 +22,15 @@ pub struct Finding {
     pub rule: Rule,
     pub path: FieldPath,
     pub message: String,
+}
+
+/// How an answer carries a finding's line: in the message of a rejection,
+/// or as one of its warnings (which an allowed request carries too).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Violation,
+    Warning,
 }
 
 /// A line of a message (or a warning) read back: the rule id of its tag

@@ -9,8 +9,9 @@ use anyhow::Result;
 use quick_xml::Writer;
 use quick_xml::events::{BytesDecl, BytesText, Event};
 
-use super::{LocatedFinding, Severity};
+use super::LocatedFinding;
 use crate::manifests::Change;
+use shared::Severity;
 
 /// One testcase: an object and its findings.
 struct Case<'a> {

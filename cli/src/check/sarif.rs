@@ -8,7 +8,8 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::{Bundle, LocatedFinding, Severity};
+use super::{Bundle, LocatedFinding};
+use shared::Severity;
 
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 

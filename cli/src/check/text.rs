@@ -7,7 +7,8 @@ use std::io::IsTerminal;
 
 use anstyle::{AnsiColor, Style};
 
-use super::{LocatedFinding, Severity, Summary};
+use super::{LocatedFinding, Summary};
+use shared::Severity;
 
 /// Whether standard output takes colour: a terminal, and no `NO_COLOR`
 /// (<https://no-color.org>: any non-empty value).
@@ -79,7 +80,7 @@ mod tests {
     use std::ffi::OsStr;
     use std::path::PathBuf;
 
-    use bundle::Operation;
+    use admission::Operation;
 
     use super::*;
 

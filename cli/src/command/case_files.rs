@@ -1,12 +1,12 @@
 //! `case-files`: a case split into the files `kwctl run` takes, to run one
 //! case by hand (the kwctl suite, e2e/tests/kwctl.rs, writes the same files
-//! through `bundle::case::Case::write_files`).
+//! through `testkit::case::Case::write_files`).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Result;
-use bundle::case::{Case, Runner};
+use testkit::case::{Case, Runner};
 
 use crate::workspace::resolve;
 

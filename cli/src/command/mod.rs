@@ -84,7 +84,7 @@ impl Modules {
 pub fn snapshot(
     root: &Path,
     paths: &[PathBuf],
-) -> Result<Option<std::sync::Arc<bundle::snapshot::Snapshot>>> {
+) -> Result<Option<std::sync::Arc<capabilities::snapshot::Snapshot>>> {
     if paths.is_empty() {
         return Ok(None);
     }

@@ -80,8 +80,9 @@ fn run_like_kwctl(
         Some(path) => {
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("reading {}", path.display()))?;
-            let entries: Vec<bundle::replay::SessionEntry> = yaml::document(&text, Limit::Cases)?;
-            host::HostCapabilities::Replay(bundle::replay::Session::from_entries(&entries)?)
+            let entries: Vec<capabilities::replay::SessionEntry> =
+                yaml::document(&text, Limit::Cases)?;
+            host::HostCapabilities::Replay(capabilities::replay::Session::from_entries(&entries)?)
         }
         None => host::HostCapabilities::offline(),
     };

@@ -7,9 +7,10 @@ use serde_json::Value;
 
 use super::finding::{self, Context, Finding, Object, Outcome};
 use super::message;
+use crate::check::LocatedFinding;
 use crate::check::output::Output;
-use crate::check::{LocatedFinding, Severity};
 use crate::preflight;
+use shared::Severity;
 
 /// The findings and the checklist of one `check` output.
 pub fn read(value: &Value) -> Result<(Vec<Finding>, Vec<preflight::Outcome>)> {

@@ -1,7 +1,7 @@
 //! Every case in `tests/cases/` against the rule function, natively.
 
 fn main() {
-    bundle::native::main::<chart_render::Settings>(
+    testkit::native::main::<chart_render::Settings>(
         env!("CARGO_MANIFEST_DIR"),
         chart_render::RULES,
         chart_render::READS,

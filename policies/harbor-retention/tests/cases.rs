@@ -1,7 +1,7 @@
 //! Every case in `tests/cases/` against the rule function, natively.
 
 fn main() {
-    bundle::native::main::<harbor_retention::Settings>(
+    testkit::native::main::<harbor_retention::Settings>(
         env!("CARGO_MANIFEST_DIR"),
         harbor_retention::RULES,
         harbor_retention::READS,

@@ -1,7 +1,7 @@
 //! Every case in `tests/cases/` against the rule function, natively.
 
 fn main() {
-    bundle::native::main::<no_delete::Settings>(
+    testkit::native::main::<no_delete::Settings>(
         env!("CARGO_MANIFEST_DIR"),
         no_delete::RULES,
         no_delete::READS,

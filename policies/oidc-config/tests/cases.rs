@@ -1,7 +1,7 @@
 //! Every case in `tests/cases/` against the rule function, natively.
 
 fn main() {
-    bundle::native::main::<oidc_config::Settings>(
+    testkit::native::main::<oidc_config::Settings>(
         env!("CARGO_MANIFEST_DIR"),
         oidc_config::RULES,
         oidc_config::READS,

@@ -1,7 +1,7 @@
 //! Every case in `tests/cases/` against the rule function, natively.
 
 fn main() {
-    bundle::native::main::<securitygroup_validity::Settings>(
+    testkit::native::main::<securitygroup_validity::Settings>(
         env!("CARGO_MANIFEST_DIR"),
         securitygroup_validity::RULES,
         securitygroup_validity::READS,

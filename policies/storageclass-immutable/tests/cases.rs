@@ -1,7 +1,7 @@
 //! Every case in `tests/cases/` against the rule function, natively.
 
 fn main() {
-    bundle::native::main::<storageclass_immutable::Settings>(
+    testkit::native::main::<storageclass_immutable::Settings>(
         env!("CARGO_MANIFEST_DIR"),
         storageclass_immutable::RULES,
         storageclass_immutable::READS,

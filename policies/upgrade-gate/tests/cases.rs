@@ -1,7 +1,7 @@
 //! Every case in `tests/cases/` against the rule function, natively.
 
 fn main() {
-    bundle::native::main::<upgrade_gate::Settings>(
+    testkit::native::main::<upgrade_gate::Settings>(
         env!("CARGO_MANIFEST_DIR"),
         upgrade_gate::RULES,
         upgrade_gate::READS,

@@ -1,7 +1,7 @@
 //! Every case in `tests/cases/` against the rule function, natively.
 
 fn main() {
-    bundle::native::main::<upgrade_readiness::Settings>(
+    testkit::native::main::<upgrade_readiness::Settings>(
         env!("CARGO_MANIFEST_DIR"),
         upgrade_readiness::RULES,
         upgrade_readiness::READS,

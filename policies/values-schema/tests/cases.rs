@@ -1,7 +1,7 @@
 //! Every case in `tests/cases/` against the rule function, natively.
 
 fn main() {
-    bundle::native::main::<values_schema::Settings>(
+    testkit::native::main::<values_schema::Settings>(
         env!("CARGO_MANIFEST_DIR"),
         values_schema::RULES,
         values_schema::READS,

@@ -1,0 +1,453 @@
+//! Policy metadata: the `metadata.yml` of a policy crate and the JSON that
+//! `kwctl annotate` embeds in the module.
+//!
+//! The field names follow Kubewarden's own metadata type (camelCase); unknown
+//! fields are refused so a typo in `metadata.yml` fails the build instead of
+//! silently dropping a rule.
+
+use reading::yaml::{self, Limit};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::de::{Error as _, IntoDeserializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::sections::{self, METADATA_SECTION, SectionError};
+use admission::{AdmissionRequest, Operation};
+
+/// The annotation under which `kwctl annotate -u README.md` stores usage.
+pub const USAGE_ANNOTATION: &str = "io.kubewarden.policy.usage";
+/// The policy version annotation, mirrored from the crate version.
+pub const VERSION_ANNOTATION: &str = "io.kubewarden.policy.version";
+/// The policy title (also the resource name `kwctl scaffold manifest` uses).
+pub const TITLE_ANNOTATION: &str = "io.kubewarden.policy.title";
+/// The Secrets a policy reads, as `namespace/name`, comma-separated: a
+/// policy that names `v1/Secret` in `contextAwareResources` reads these
+/// and no other, by name (`get`). The RBAC of `deploy/` and the snapshot
+/// command grant and capture exactly these.
+pub const SECRETS_ANNOTATION: &str = "io.cozystack-policies.secrets";
+
+/// The operations a webhook rule selects: one, or every one (`*`).
+///
+/// The operation itself is the request's [`Operation`], so the two cannot
+/// drift apart; only the wildcard is the rule's own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuleOperation {
+    Only(Operation),
+    All,
+}
+
+impl RuleOperation {
+    fn covers(self, operation: Operation) -> bool {
+        match self {
+            RuleOperation::All => true,
+            RuleOperation::Only(only) => only == operation,
+        }
+    }
+}
+
+impl Serialize for RuleOperation {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            RuleOperation::All => serializer.serialize_str("*"),
+            RuleOperation::Only(operation) => operation.serialize(serializer),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for RuleOperation {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        if name == "*" {
+            return Ok(RuleOperation::All);
+        }
+        let operation: Result<Operation, serde::de::value::Error> =
+            Operation::deserialize(name.as_str().into_deserializer());
+        operation.map(RuleOperation::Only).map_err(D::Error::custom)
+    }
+}
+
+/// One webhook rule.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Rule {
+    pub api_groups: Vec<String>,
+    pub api_versions: Vec<String>,
+    pub resources: Vec<String>,
+    pub operations: Vec<RuleOperation>,
+}
+
+fn matches_name(patterns: &[String], value: &str) -> bool {
+    patterns.iter().any(|p| p == "*" || p == value)
+}
+
+impl Rule {
+    /// Whether the apiserver would send this request to a webhook with
+    /// this rule (exact match policy, no subresources).
+    pub fn matches(&self, request: &AdmissionRequest) -> bool {
+        let resource = &request.resource;
+        let sub = request.sub_resource.as_deref().unwrap_or_default();
+        let resource_name = if sub.is_empty() {
+            resource.resource.clone()
+        } else {
+            format!("{}/{sub}", resource.resource)
+        };
+        matches_name(&self.api_groups, &resource.group)
+            && matches_name(&self.api_versions, &resource.version)
+            && (matches_name(&self.resources, &resource_name)
+                || (!sub.is_empty() && self.resources.iter().any(|r| r == "*/*")))
+            && self
+                .operations
+                .iter()
+                .any(|op| op.covers(request.operation))
+    }
+}
+
+/// A Kubernetes kind a context-aware policy may read.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ContextAwareResource {
+    pub api_version: String,
+    pub kind: String,
+}
+
+fn default_true() -> bool {
+    true
+}
+
+fn default_execution_mode() -> String {
+    "kubewarden-wapc".to_owned()
+}
+
+fn default_policy_type() -> String {
+    "kubernetes".to_owned()
+}
+
+/// A policy's metadata.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Metadata {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol_version: Option<String>,
+    pub rules: Vec<Rule>,
+    #[serde(default)]
+    pub annotations: BTreeMap<String, String>,
+    pub mutating: bool,
+    #[serde(default = "default_true")]
+    pub background_audit: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub context_aware_resources: Vec<ContextAwareResource>,
+    #[serde(default = "default_execution_mode")]
+    pub execution_mode: String,
+    #[serde(default = "default_policy_type")]
+    pub policy_type: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub minimum_kubewarden_version: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_capabilities: Option<Vec<String>>,
+}
+
+/// Metadata that cannot be read or does not hold together.
+#[derive(Debug, thiserror::Error)]
+pub enum MetadataError {
+    #[error("cannot read {path}: {error}")]
+    Io { path: String, error: std::io::Error },
+    #[error("{path}: {error}")]
+    Yaml {
+        path: String,
+        error: Box<serde_saphyr::Error>,
+    },
+    #[error("metadata section is not valid JSON: {0}")]
+    Json(#[from] serde_json::Error),
+    #[error(transparent)]
+    Wasm(#[from] SectionError),
+    #[error("invalid metadata: {0}")]
+    Invalid(String),
+}
+
+impl Metadata {
+    /// Reads and checks a `metadata.yml`.
+    pub fn from_yaml_file(path: &Path) -> Result<Self, MetadataError> {
+        let text = std::fs::read_to_string(path).map_err(|error| MetadataError::Io {
+            path: path.display().to_string(),
+            error,
+        })?;
+        let metadata: Metadata =
+            yaml::document(&text, Limit::Cases).map_err(|error| MetadataError::Yaml {
+                path: path.display().to_string(),
+                error,
+            })?;
+        metadata.check()?;
+        Ok(metadata)
+    }
+
+    /// The metadata embedded in an annotated module, if any.
+    pub fn from_wasm(wasm: &[u8]) -> Result<Option<Self>, MetadataError> {
+        match sections::read_custom_section(wasm, METADATA_SECTION)? {
+            Some(json) => Ok(Some(serde_json::from_slice(json)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// The checks `kwctl annotate` performs before it writes metadata.
+    pub fn check(&self) -> Result<(), MetadataError> {
+        let invalid = |m: String| Err(MetadataError::Invalid(m));
+        if self.rules.is_empty() {
+            return invalid("at least one rule is required".to_owned());
+        }
+        for (i, rule) in self.rules.iter().enumerate() {
+            for (field, values) in [
+                ("apiGroups", &rule.api_groups),
+                ("apiVersions", &rule.api_versions),
+                ("resources", &rule.resources),
+            ] {
+                if values.is_empty() {
+                    return invalid(format!("rules[{i}].{field} must not be empty"));
+                }
+                if values.len() > 1 && values.iter().any(|v| v == "*") {
+                    return invalid(format!("rules[{i}].{field}: '*' must stand alone"));
+                }
+            }
+            if rule.operations.is_empty() {
+                return invalid(format!("rules[{i}].operations must not be empty"));
+            }
+            if rule.operations.len() > 1 && rule.operations.contains(&RuleOperation::All) {
+                return invalid(format!("rules[{i}].operations: '*' must stand alone"));
+            }
+        }
+        if self.execution_mode != "kubewarden-wapc" {
+            return invalid(format!(
+                "executionMode {:?} is not supported here",
+                self.execution_mode
+            ));
+        }
+        if let Some(version) = &self.protocol_version
+            && version != "v1"
+        {
+            return invalid(format!("protocolVersion {version:?} is not v1"));
+        }
+        if self
+            .annotations
+            .get(TITLE_ANNOTATION)
+            .is_none_or(String::is_empty)
+        {
+            return invalid(format!("annotation {TITLE_ANNOTATION} is required"));
+        }
+        let reads_secrets = self
+            .context_aware_resources
+            .iter()
+            .any(|r| r.api_version == "v1" && r.kind == "Secret");
+        match (reads_secrets, self.secrets()) {
+            (_, Err(message)) => return invalid(message),
+            (true, Ok(names)) if names.is_empty() => {
+                return invalid(format!(
+                    "a policy that reads v1/Secret names the Secrets in annotation {SECRETS_ANNOTATION}"
+                ));
+            }
+            (false, Ok(names)) if !names.is_empty() => {
+                return invalid(format!(
+                    "annotation {SECRETS_ANNOTATION} names Secrets, but contextAwareResources has no v1/Secret"
+                ));
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The Secrets the policy reads ([`SECRETS_ANNOTATION`]), as
+    /// `(namespace, name)`.
+    pub fn secrets(&self) -> Result<Vec<(String, String)>, String> {
+        let Some(list) = self.annotations.get(SECRETS_ANNOTATION) else {
+            return Ok(Vec::new());
+        };
+        list.split(',')
+            .map(str::trim)
+            .filter(|entry| !entry.is_empty())
+            .map(|entry| {
+                entry
+                    .split_once('/')
+                    .filter(|(ns, name)| !ns.is_empty() && !name.is_empty() && !name.contains('/'))
+                    .map(|(ns, name)| (ns.to_owned(), name.to_owned()))
+                    .ok_or_else(|| {
+                        format!("annotation {SECRETS_ANNOTATION}: {entry:?} is not namespace/name")
+                    })
+            })
+            .collect()
+    }
+
+    /// Whether a webhook configured from these rules receives the request.
+    pub fn matches(&self, request: &AdmissionRequest) -> bool {
+        self.rules.iter().any(|rule| rule.matches(request))
+    }
+
+    /// The policy title.
+    pub fn title(&self) -> &str {
+        self.annotations
+            .get(TITLE_ANNOTATION)
+            .map_or("", String::as_str)
+    }
+
+    /// The policy version annotation.
+    pub fn version(&self) -> Option<&str> {
+        self.annotations.get(VERSION_ANNOTATION).map(String::as_str)
+    }
+
+    /// Embeds this metadata into `wasm` as `kwctl annotate` does: protocol
+    /// version `v1`, the usage text as an annotation, JSON in the
+    /// `io.kubewarden.metadata` custom section.
+    pub fn annotate(&self, wasm: &[u8], usage: Option<&str>) -> Result<Vec<u8>, MetadataError> {
+        let mut annotated = self.clone();
+        annotated.protocol_version = Some("v1".to_owned());
+        if let Some(usage) = usage {
+            annotated
+                .annotations
+                .insert(USAGE_ANNOTATION.to_owned(), usage.to_owned());
+        }
+        annotated.check()?;
+        let json = serde_json::to_vec(&annotated)?;
+        Ok(sections::replace_custom_section(
+            wasm,
+            METADATA_SECTION,
+            &json,
+        )?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const YAML: &str = r#"
+rules:
+- apiGroups: ["apps.cozystack.io"]
+  apiVersions: ["v1alpha1"]
+  resources: ["postgreses"]
+  operations: ["UPDATE"]
+mutating: false
+backgroundAudit: false
+annotations:
+  io.kubewarden.policy.title: storageclass-immutable
+"#;
+
+    fn request(resource: &str, operation: &str) -> AdmissionRequest {
+        AdmissionRequest::from_value(json!({
+            "uid": "u", "kind": {"group": "apps.cozystack.io", "version": "v1alpha1", "kind": "Postgres"},
+            "resource": {"group": "apps.cozystack.io", "version": "v1alpha1", "resource": resource},
+            "operation": operation, "userInfo": {}
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn rules_match_like_the_apiserver() {
+        let metadata: Metadata = serde_saphyr::from_str(YAML).unwrap();
+        assert!(metadata.matches(&request("postgreses", "UPDATE")));
+        assert!(!metadata.matches(&request("postgreses", "DELETE")));
+        assert!(!metadata.matches(&request("redises", "UPDATE")));
+    }
+
+    #[test]
+    fn rule_operations_read_and_write_as_kubewarden_spells_them() {
+        let read: Vec<RuleOperation> = serde_json::from_value(json!(["*", "DELETE"])).unwrap();
+        assert_eq!(
+            read,
+            [RuleOperation::All, RuleOperation::Only(Operation::Delete)]
+        );
+        assert_eq!(serde_json::to_value(&read).unwrap(), json!(["*", "DELETE"]));
+        let typo = serde_json::from_value::<RuleOperation>(json!("DELTE")).unwrap_err();
+        assert!(
+            typo.to_string().contains("unknown variant `DELTE`"),
+            "{typo}"
+        );
+    }
+
+    #[test]
+    fn refuses_unknown_fields_and_lonely_wildcards() {
+        let typo = YAML.replace("backgroundAudit", "backgroundAduit");
+        assert!(serde_saphyr::from_str::<Metadata>(&typo).is_err());
+        let mut metadata: Metadata = serde_saphyr::from_str(YAML).unwrap();
+        metadata.rules[0].operations =
+            vec![RuleOperation::All, RuleOperation::Only(Operation::Create)];
+        assert!(
+            metadata
+                .check()
+                .unwrap_err()
+                .to_string()
+                .contains("stand alone")
+        );
+    }
+
+    #[test]
+    fn annotation_round_trips_through_the_module() {
+        let metadata: Metadata = serde_saphyr::from_str(YAML).unwrap();
+        let module = b"\0asm\x01\0\0\0".to_vec();
+        let annotated = metadata.annotate(&module, Some("# usage")).unwrap();
+        let read = Metadata::from_wasm(&annotated).unwrap().unwrap();
+        assert_eq!(read.protocol_version.as_deref(), Some("v1"));
+        assert_eq!(
+            read.annotations.get(USAGE_ANNOTATION).map(String::as_str),
+            Some("# usage")
+        );
+        assert_eq!(read.rules, metadata.rules);
+        let json: serde_json::Value = serde_json::from_slice(
+            sections::read_custom_section(&annotated, METADATA_SECTION)
+                .unwrap()
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(json["protocolVersion"], "v1");
+        assert_eq!(json["executionMode"], "kubewarden-wapc");
+        assert_eq!(json["backgroundAudit"], false);
+    }
+
+    #[test]
+    fn secrets_are_named_exactly_where_they_are_read() {
+        let mut metadata: Metadata = serde_saphyr::from_str(YAML).unwrap();
+        assert_eq!(metadata.secrets().unwrap(), Vec::<(String, String)>::new());
+        metadata.context_aware_resources.push(ContextAwareResource {
+            api_version: "v1".into(),
+            kind: "Secret".into(),
+        });
+        assert!(
+            metadata
+                .check()
+                .unwrap_err()
+                .to_string()
+                .contains(SECRETS_ANNOTATION)
+        );
+        metadata.annotations.insert(
+            SECRETS_ANNOTATION.into(),
+            "cozy-velero/cozy-backups-creds, cozy-system/patch-containerd".into(),
+        );
+        metadata.check().unwrap();
+        assert_eq!(
+            metadata.secrets().unwrap(),
+            vec![
+                ("cozy-velero".into(), "cozy-backups-creds".into()),
+                ("cozy-system".into(), "patch-containerd".into())
+            ]
+        );
+        metadata
+            .annotations
+            .insert(SECRETS_ANNOTATION.into(), "patch-containerd".into());
+        assert!(
+            metadata
+                .check()
+                .unwrap_err()
+                .to_string()
+                .contains("is not namespace/name")
+        );
+        metadata.context_aware_resources.clear();
+        metadata
+            .annotations
+            .insert(SECRETS_ANNOTATION.into(), "a/b".into());
+        assert!(
+            metadata
+                .check()
+                .unwrap_err()
+                .to_string()
+                .contains("has no v1/Secret")
+        );
+    }
+}

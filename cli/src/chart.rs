@@ -26,7 +26,7 @@ use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, Schema};
 use serde::Serialize;
 use serde_json::{Value, json};
-use wasm_meta::metadata::{ContextAwareResource, Rule};
+use wasm_meta::metadata::{ContextAwareResource, WebhookRule};
 
 use crate::deploy::{CATEGORY_ANNOTATION, SEVERITY_ANNOTATION};
 use crate::push::OCI_URL_ANNOTATION;
@@ -52,7 +52,7 @@ struct ChartPolicy {
     version: String,
     severity: String,
     category: String,
-    rules: Vec<Rule>,
+    rules: Vec<WebhookRule>,
     mutating: bool,
     background_audit: bool,
     context_aware_resources: Vec<ContextAwareResource>,

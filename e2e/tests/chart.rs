@@ -516,7 +516,7 @@ fn policies_follow_metadata(
         };
         // A manifest may send fewer operations than the module judges (a
         // guard that is off); never other resources.
-        let rules: Vec<wasm_meta::metadata::Rule> = spec
+        let rules: Vec<wasm_meta::metadata::WebhookRule> = spec
             .rules
             .iter()
             .flatten()

@@ -39,12 +39,13 @@ struct Driver {
     name: &'static str,
     version: &'static str,
     information_uri: &'static str,
-    rules: Vec<Rule>,
+    rules: Vec<ReportingDescriptor>,
 }
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct Rule {
+/// A rule as SARIF describes it (its `reportingDescriptor`).
+struct ReportingDescriptor {
     id: String,
     short_description: Text,
     help_uri: String,
@@ -147,7 +148,7 @@ pub fn render(reports: &[LocatedFinding], bundle: &Bundle) -> Log {
     ids.dedup();
     let rules = ids
         .iter()
-        .map(|id| Rule {
+        .map(|id| ReportingDescriptor {
             id: (*id).to_owned(),
             short_description: Text {
                 text: format!("Cozystack policy rule {id}"),

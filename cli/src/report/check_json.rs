@@ -5,7 +5,7 @@ use anyhow::{Context as _, Result};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::finding::{self, Context, Finding, Object, Outcome};
+use super::finding::{self, Context, Object, Outcome, ReportedFinding};
 use super::message;
 use crate::check::LocatedFinding;
 use crate::check::output::Output;
@@ -13,7 +13,7 @@ use crate::preflight;
 use shared::Severity;
 
 /// The findings and the checklist of one `check` output.
-pub fn read(value: &Value) -> Result<(Vec<Finding>, Vec<preflight::Outcome>)> {
+pub fn read(value: &Value) -> Result<(Vec<ReportedFinding>, Vec<preflight::Outcome>)> {
     let output = Output::deserialize(value).context("reading the JSON of `check`")?;
     let mut findings = Vec::new();
     for report in output.findings {
@@ -22,7 +22,7 @@ pub fn read(value: &Value) -> Result<(Vec<Finding>, Vec<preflight::Outcome>)> {
     Ok((findings, output.checklist))
 }
 
-fn add(report: LocatedFinding, out: &mut Vec<Finding>) {
+fn add(report: LocatedFinding, out: &mut Vec<ReportedFinding>) {
     let context = Context {
         deployed_as: report.policy.clone(),
         result: match report.severity {

@@ -66,9 +66,12 @@ impl Object {
     }
 }
 
+/// One finding as a report holds it, whichever policy made it: read from
+/// a PolicyReport, an OpenReport or `check`'s JSON ([`shared::Finding`]
+/// is the one a rule makes).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Finding {
+pub struct ReportedFinding {
     /// Our policy's name, or the deployed name of a foreign policy.
     pub policy: String,
     /// The rule id, `unknown` for our untagged messages, empty for others.
@@ -88,7 +91,7 @@ pub struct Finding {
     pub status: Option<Status>,
 }
 
-impl Finding {
+impl ReportedFinding {
     pub fn rule_id(&self) -> String {
         if self.rule.is_empty() {
             self.policy.clone()
@@ -146,7 +149,7 @@ pub struct Context {
 /// The findings of one message: one per line, a line that is only advice
 /// becoming the fix of the line before it. Our metadata fills in the
 /// severity and category an input leaves empty.
-pub fn from_message(context: &Context, message: &str, out: &mut Vec<Finding>) {
+pub fn from_message(context: &Context, message: &str, out: &mut Vec<ReportedFinding>) {
     let first = out.len();
     for text in message.lines().filter(|l| !l.trim().is_empty()) {
         let line = message::parse(text);
@@ -164,7 +167,7 @@ pub fn from_message(context: &Context, message: &str, out: &mut Vec<Finding>) {
                 Some(entry) if given.is_empty() => pick(entry).to_owned(),
                 _ => given.to_owned(),
             };
-        out.push(Finding {
+        out.push(ReportedFinding {
             severity: or_declared(&context.severity, |p| p.severity),
             category: or_declared(&context.category, |p| p.category),
             policy,
@@ -183,7 +186,7 @@ pub fn from_message(context: &Context, message: &str, out: &mut Vec<Finding>) {
         // A result without a message (an `error` with an empty one) is
         // still a finding about the object.
         let Identity { policy, rule, ours } = bundle::identify(&context.deployed_as, None);
-        out.push(Finding {
+        out.push(ReportedFinding {
             policy,
             rule,
             ours,

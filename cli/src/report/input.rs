@@ -6,7 +6,7 @@ use anyhow::{Context as _, Result, bail};
 use reading::yaml::{self, Limit};
 use serde_json::Value;
 
-use super::finding::Finding;
+use super::finding::ReportedFinding;
 use super::{check_json, output, policy_report};
 use crate::check::output::Output;
 use crate::preflight::Outcome;
@@ -15,14 +15,14 @@ use crate::preflight::Outcome;
 /// of `preflight --format json`.
 #[derive(Debug, Default)]
 pub struct Input {
-    pub findings: Vec<Finding>,
+    pub findings: Vec<ReportedFinding>,
     pub checklist: Vec<Outcome>,
 }
 
 /// Every finding in one input text, ours or not; `source` names the input
 /// in errors.
 #[cfg(test)]
-pub fn read(text: &str, source: &str) -> Result<Vec<Finding>> {
+pub fn read(text: &str, source: &str) -> Result<Vec<ReportedFinding>> {
     Ok(read_input(text, source)?.findings)
 }
 
@@ -93,7 +93,7 @@ mod tests {
     const OPEN_REPORTS: &str = include_str!("../../tests/data/report/openreports.yaml");
     const CHECK: &str = include_str!("../../tests/data/report/check.json");
 
-    fn summary(f: &Finding) -> (String, &str, &str, String, &str) {
+    fn summary(f: &ReportedFinding) -> (String, &str, &str, String, &str) {
         (
             f.rule_id(),
             f.result.name(),

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result};
 
-use finding::Finding;
+use finding::ReportedFinding;
 
 /// How the report is printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -62,7 +62,7 @@ pub fn run(root: &Path, args: &Args) -> Result<()> {
         findings.extend(input.findings);
         checklist.extend(input.checklist);
     }
-    let keep = |f: &Finding| args.all_policies || f.ours;
+    let keep = |f: &ReportedFinding| args.all_policies || f.ours;
     findings.retain(keep);
     let compared = args.since.is_some();
     let resolved = match &args.since {

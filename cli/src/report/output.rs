@@ -5,7 +5,7 @@ use anyhow::{Context as _, Result};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::finding::Finding;
+use super::finding::ReportedFinding;
 use super::totals::Totals;
 use crate::preflight::Outcome;
 
@@ -17,16 +17,20 @@ pub const KIND: &str = "CozystackPoliciesReport";
 pub struct Report {
     pub kind: String,
     pub totals: Totals,
-    pub findings: Vec<Finding>,
+    pub findings: Vec<ReportedFinding>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub resolved: Vec<Finding>,
+    pub resolved: Vec<ReportedFinding>,
     /// The upgrade checklist, when an input is `preflight --format json`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub checklist: Vec<Outcome>,
 }
 
 impl Report {
-    pub fn new(findings: Vec<Finding>, resolved: Vec<Finding>, compared: bool) -> Self {
+    pub fn new(
+        findings: Vec<ReportedFinding>,
+        resolved: Vec<ReportedFinding>,
+        compared: bool,
+    ) -> Self {
         Report {
             kind: KIND.to_owned(),
             totals: Totals::count(&findings, &resolved, compared),
@@ -44,12 +48,12 @@ impl Report {
 
 /// The current findings of a report's JSON output (not what it resolved),
 /// and its checklist.
-pub fn read_back(value: &Value) -> Result<(Vec<Finding>, Vec<Outcome>)> {
+pub fn read_back(value: &Value) -> Result<(Vec<ReportedFinding>, Vec<Outcome>)> {
     let report = Report::deserialize(value).context("reading the report's JSON output")?;
     let findings = report
         .findings
         .into_iter()
-        .map(|f| Finding { status: None, ..f })
+        .map(|f| ReportedFinding { status: None, ..f })
         .collect();
     Ok((findings, report.checklist))
 }

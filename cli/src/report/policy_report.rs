@@ -10,7 +10,7 @@ use anyhow::{Result, bail};
 use serde_json::Value;
 
 use super::bundle;
-use super::finding::{self, Context, Finding, Object, Outcome};
+use super::finding::{self, Context, Object, Outcome, ReportedFinding};
 
 /// Whether `object` is one of the four report kinds.
 pub fn is_report(api_version: &str, kind: &str) -> bool {
@@ -23,7 +23,7 @@ pub fn is_report(api_version: &str, kind: &str) -> bool {
 }
 
 /// The findings of one report: its `fail`, `warn` and `error` results.
-pub fn read(report: &Value, out: &mut Vec<Finding>) -> Result<()> {
+pub fn read(report: &Value, out: &mut Vec<ReportedFinding>) -> Result<()> {
     let object = subject(report);
     let Some(results) = report.get("results") else {
         return Ok(());

@@ -3,12 +3,12 @@
 
 use std::collections::BTreeSet;
 
-use super::finding::{Finding, Status};
+use super::finding::{ReportedFinding, Status};
 
 /// What identifies a finding across two reports: the rule, the object and
 /// the field; the message too when the rule is unknown, as several
 /// untagged findings may share a field.
-fn key(finding: &Finding) -> (String, String, String, String, String, String) {
+fn key(finding: &ReportedFinding) -> (String, String, String, String, String, String) {
     let message = if finding.ours && finding.rule != super::bundle::UNKNOWN_RULE {
         String::new()
     } else {
@@ -26,7 +26,10 @@ fn key(finding: &Finding) -> (String, String, String, String, String, String) {
 
 /// Marks each current finding new or open and returns the previous ones no
 /// longer found, marked resolved.
-pub fn compare(current: &mut [Finding], previous: &[Finding]) -> Vec<Finding> {
+pub fn compare(
+    current: &mut [ReportedFinding],
+    previous: &[ReportedFinding],
+) -> Vec<ReportedFinding> {
     let before: BTreeSet<_> = previous.iter().map(key).collect();
     let now: BTreeSet<_> = current.iter().map(key).collect();
     for finding in current.iter_mut() {
@@ -40,7 +43,7 @@ pub fn compare(current: &mut [Finding], previous: &[Finding]) -> Vec<Finding> {
     previous
         .iter()
         .filter(|f| !now.contains(&key(f)) && seen.insert(key(f)))
-        .map(|f| Finding {
+        .map(|f| ReportedFinding {
             status: Some(Status::Resolved),
             ..f.clone()
         })

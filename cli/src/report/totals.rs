@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::finding::{Finding, Status};
+use super::finding::{ReportedFinding, Status};
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -22,7 +22,11 @@ pub struct Totals {
 }
 
 impl Totals {
-    pub fn count(findings: &[Finding], resolved: &[Finding], compared: bool) -> Self {
+    pub fn count(
+        findings: &[ReportedFinding],
+        resolved: &[ReportedFinding],
+        compared: bool,
+    ) -> Self {
         let mut totals = Totals {
             findings: findings.len(),
             ..Totals::default()

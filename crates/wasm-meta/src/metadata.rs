@@ -70,7 +70,7 @@ impl<'de> Deserialize<'de> for RuleOperation {
 /// One webhook rule.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Rule {
+pub struct WebhookRule {
     pub api_groups: Vec<String>,
     pub api_versions: Vec<String>,
     pub resources: Vec<String>,
@@ -81,7 +81,7 @@ fn matches_name(patterns: &[String], value: &str) -> bool {
     patterns.iter().any(|p| p == "*" || p == value)
 }
 
-impl Rule {
+impl WebhookRule {
     /// Whether the apiserver would send this request to a webhook with
     /// this rule (exact match policy, no subresources).
     pub fn matches(&self, request: &AdmissionRequest) -> bool {
@@ -129,7 +129,7 @@ fn default_policy_type() -> String {
 pub struct Metadata {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub protocol_version: Option<String>,
-    pub rules: Vec<Rule>,
+    pub rules: Vec<WebhookRule>,
     #[serde(default)]
     pub annotations: BTreeMap<String, String>,
     pub mutating: bool,

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use super::super::finding::Finding;
+use super::super::finding::ReportedFinding;
 use super::super::output::Report;
 use super::{field_label, rows};
 
@@ -183,7 +183,7 @@ fn findings_table(out: &mut String, report: &Report) {
     out.push_str("</tbody></table>\n");
 }
 
-fn row(out: &mut String, f: &Finding) {
+fn row(out: &mut String, f: &ReportedFinding) {
     let url = f.rule_url();
     let rule = if url.is_empty() {
         escape(&f.rule_id())

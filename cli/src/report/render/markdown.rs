@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use super::super::finding::Finding;
+use super::super::finding::ReportedFinding;
 use super::super::output::Report;
 use super::{field_label, headline, rows};
 
@@ -70,7 +70,7 @@ pub fn render(report: &Report) -> String {
 }
 
 /// The field as code, or `(object)` as text.
-fn field_cell(finding: &Finding) -> String {
+fn field_cell(finding: &ReportedFinding) -> String {
     if finding.field.is_empty() {
         field_label(finding).to_owned()
     } else {

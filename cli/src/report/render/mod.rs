@@ -8,7 +8,7 @@ mod table;
 use anyhow::Result;
 
 use super::Format;
-use super::finding::Finding;
+use super::finding::ReportedFinding;
 use super::output::Report;
 
 pub fn render(report: &Report, format: Format) -> Result<String> {
@@ -22,12 +22,12 @@ pub fn render(report: &Report, format: Format) -> Result<String> {
 }
 
 /// The findings a format lists: the current ones, then the resolved ones.
-fn rows(report: &Report) -> impl Iterator<Item = &Finding> {
+fn rows(report: &Report) -> impl Iterator<Item = &ReportedFinding> {
     report.findings.iter().chain(&report.resolved)
 }
 
 /// `field`, or `(object)` when the finding is about the whole object.
-fn field_label(finding: &Finding) -> &str {
+fn field_label(finding: &ReportedFinding) -> &str {
     if finding.field.is_empty() {
         "(object)"
     } else {

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 export CARGO_ENCODED_RUSTFLAGS="--remap-path-prefix=${CARGO_HOME:-$HOME/.cargo}=/cargo"
 rounds=${1:-2000}
 cli=target/release/cozystack-policies
-policies=$(for d in policies/*/Cargo.toml; do basename "$(dirname "$d")"; done)
+policies=$(cargo run --locked --quiet -p cozystack-layout --bin policies | cut -f1)
 
 # Each variant: the policies' opt-level, shared/'s opt-level (a per-package
 # override: the JSON and field code every rule runs), LTO, codegen units.

@@ -17,7 +17,6 @@ use rayon::prelude::*;
 use reading::positions::{Place, Tree};
 use serde_json::{Value, json};
 use shared::FieldPath;
-use shared::catalogue;
 use shared::field::Segment;
 
 use crate::check::vars::{self, Vars};
@@ -382,31 +381,30 @@ fn request(
     object: Option<&Value>,
     old: Option<&Value>,
 ) -> Result<AdmissionRequest> {
-    let kind = json!({"group": key.group, "version": key.version, "kind": key.kind});
-    let resource = json!({"group": key.group, "version": key.version, "resource": catalogue::plural(&key.group, &key.kind)});
-    let mut body = json!({
-        "uid": format!("offline-{}-{}-{}", operation.to_string().to_lowercase(), key.namespace, key.name),
-        "kind": kind,
-        "resource": resource,
-        "requestKind": kind,
-        "requestResource": resource,
-        "name": key.name,
-        "operation": operation,
-        "userInfo": offline_user(),
-        "dryRun": true,
-    });
-    if let Some(map) = body.as_object_mut() {
-        if !key.namespace.is_empty() {
-            map.insert("namespace".into(), json!(key.namespace));
-        }
-        if let Some(object) = object {
-            map.insert("object".into(), object.clone());
-        }
-        if let Some(old) = old {
-            map.insert("oldObject".into(), old.clone());
+    let subject = object.or(old).map(admission::object_fields);
+    let mut body = subject.unwrap_or_default();
+    for (request_field, field) in [("requestKind", "kind"), ("requestResource", "resource")] {
+        if let Some(value) = body.get(field).cloned() {
+            body.insert(request_field.to_owned(), value);
         }
     }
-    Ok(AdmissionRequest::from_value(body)?)
+    let uid = format!(
+        "offline-{}-{}-{}",
+        operation.as_str().to_lowercase(),
+        key.namespace,
+        key.name
+    );
+    body.insert("uid".into(), json!(uid));
+    body.insert("operation".into(), json!(operation));
+    body.insert("userInfo".into(), offline_user());
+    body.insert("dryRun".into(), json!(true));
+    if let Some(object) = object {
+        body.insert("object".into(), object.clone());
+    }
+    if let Some(old) = old {
+        body.insert("oldObject".into(), old.clone());
+    }
+    Ok(AdmissionRequest::from_value(Value::Object(body))?)
 }
 
 /// The requests applying `new` would cause, given `old` (empty when there is

@@ -51,28 +51,10 @@ pub fn build(
 }
 
 /// Fills the header fields the request editor does not give from the
-/// object's `apiVersion`, `kind` and `metadata`.
+/// object, as the API server would ([`admission::object_fields`]).
 fn fill_from(request: &mut Map<String, Value>, subject: &Value) {
-    let text = |pointer: &str| subject.pointer(pointer).and_then(Value::as_str);
-    let (group, version) = match text("/apiVersion") {
-        Some(api_version) => api_version.split_once('/').unwrap_or(("", api_version)),
-        None => ("", ""),
-    };
-    if let Some(kind) = text("/kind") {
-        request
-            .entry("kind")
-            .or_insert_with(|| json!({"group": group, "version": version, "kind": kind}));
-        request.entry("resource").or_insert_with(
-            || json!({"group": group, "version": version, "resource": shared::catalogue::plural(group, kind)}),
-        );
-    }
-    for (field, pointer) in [
-        ("name", "/metadata/name"),
-        ("namespace", "/metadata/namespace"),
-    ] {
-        if let Some(value) = text(pointer) {
-            request.entry(field).or_insert_with(|| json!(value));
-        }
+    for (field, value) in admission::object_fields(subject) {
+        request.entry(field).or_insert(value);
     }
 }
 

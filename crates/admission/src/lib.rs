@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use kubewarden_policy_sdk::response::ValidationResponse;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value, json};
 
 /// Group, version and kind of an object.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -46,6 +46,39 @@ pub struct UserInfo {
 }
 
 pub use shared::Operation;
+
+/// The fields of a request the API server takes from the object it is
+/// about: `kind` and `resource` (the plural [`shared::catalogue::plural`]
+/// gives) from its `apiVersion` and `kind`, `name` and `namespace` from its
+/// metadata. What the object lacks is left out. `check` and the playground
+/// build their requests from manifests with it, so both send a policy the
+/// same header for the same object.
+pub fn object_fields(object: &Value) -> Map<String, Value> {
+    let text = |pointer: &str| object.pointer(pointer).and_then(Value::as_str);
+    let mut fields = Map::new();
+    if let Some(kind) = text("/kind") {
+        let api_version = text("/apiVersion").unwrap_or_default();
+        let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
+        let resource = shared::catalogue::plural(group, kind);
+        fields.insert(
+            "kind".to_owned(),
+            json!({"group": group, "version": version, "kind": kind}),
+        );
+        fields.insert(
+            "resource".to_owned(),
+            json!({"group": group, "version": version, "resource": resource}),
+        );
+    }
+    for (field, pointer) in [
+        ("name", "/metadata/name"),
+        ("namespace", "/metadata/namespace"),
+    ] {
+        if let Some(value) = text(pointer).filter(|value| !value.is_empty()) {
+            fields.insert(field.to_owned(), json!(value));
+        }
+    }
+    fields
+}
 
 /// An admission request in the shape policy-server forwards to a policy.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -203,7 +236,28 @@ impl AdmissionResponse {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+
+    #[test]
+    fn object_fields_are_what_the_api_server_fills() {
+        let postgres = json!({"apiVersion": "apps.cozystack.io/v1alpha1", "kind": "Postgres",
+            "metadata": {"name": "db", "namespace": "tenant-a"}});
+        assert_eq!(
+            Value::Object(object_fields(&postgres)),
+            json!({
+                "kind": {"group": "apps.cozystack.io", "version": "v1alpha1", "kind": "Postgres"},
+                "resource": {"group": "apps.cozystack.io", "version": "v1alpha1", "resource": "postgreses"},
+                "name": "db", "namespace": "tenant-a",
+            })
+        );
+        let namespace = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "x", "namespace": ""}});
+        let fields = object_fields(&namespace);
+        assert_eq!(
+            fields["resource"],
+            json!({"group": "", "version": "v1", "resource": "namespaces"})
+        );
+        assert!(!fields.contains_key("namespace"));
+        assert!(object_fields(&json!({"metadata": {}})).is_empty());
+    }
 
     fn bare() -> Value {
         json!({

@@ -72,13 +72,10 @@ impl ObjectKey {
                 .map(str::to_owned)
         };
         let api_version = text("/apiVersion")?;
-        let (group, version) = match api_version.split_once('/') {
-            Some((group, version)) => (group.to_owned(), version.to_owned()),
-            None => (String::new(), api_version),
-        };
+        let (group, version) = shared::catalogue::group_version(&api_version);
         Some(Self {
-            group,
-            version,
+            group: group.to_owned(),
+            version: version.to_owned(),
             kind: text("/kind")?,
             namespace: text("/metadata/namespace").unwrap_or_default(),
             name: text("/metadata/name")?,

@@ -291,7 +291,7 @@ pub fn snapshot_command(modules: &[PolicyModule]) -> Result<String> {
             if (read.api_version.as_str(), read.kind.as_str()) == ("v1", "Secret") {
                 continue;
             }
-            let group = read.api_version.rsplit_once('/').map_or("", |(g, _)| g);
+            let (group, _) = shared::catalogue::group_version(&read.api_version);
             listed.insert(resource(group, &read.kind));
         }
         secrets.extend(metadata.secrets().map_err(anyhow::Error::msg)?);

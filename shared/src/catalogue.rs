@@ -115,6 +115,12 @@ pub fn app_kind_by_plural(plural: &str) -> Option<&'static AppKind> {
     APP_KINDS.iter().find(|a| a.plural == plural)
 }
 
+/// An `apiVersion` as its group and version: `apps.cozystack.io/v1alpha1`
+/// is (`apps.cozystack.io`, `v1alpha1`), the core group's `v1` is (``, `v1`).
+pub fn group_version(api_version: &str) -> (&str, &str) {
+    api_version.split_once('/').unwrap_or(("", api_version))
+}
+
 /// The resource name the API server serves `kind` of `group` under, which
 /// it sends in an admission request's `resource`: an application's plural
 /// from its ApplicationDefinition (`externaldns`, `kuberneteses`), else the
@@ -147,6 +153,16 @@ pub fn plural(group: &str, kind: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn api_versions_split_into_group_and_version() {
+        assert_eq!(
+            group_version("apps.cozystack.io/v1alpha1"),
+            ("apps.cozystack.io", "v1alpha1")
+        );
+        assert_eq!(group_version("v1"), ("", "v1"));
+        assert_eq!(group_version(""), ("", ""));
+    }
 
     #[test]
     fn plurals_follow_the_platform_and_english() {

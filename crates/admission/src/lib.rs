@@ -12,6 +12,8 @@ use kubewarden_policy_sdk::response::ValidationResponse;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
+pub use shared::Operation;
+
 /// Group, version and kind of an object.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GroupVersionKind {
@@ -45,8 +47,6 @@ pub struct UserInfo {
     pub extra: Option<BTreeMap<String, Vec<String>>>,
 }
 
-pub use shared::Operation;
-
 /// The fields of a request the API server takes from the object it is
 /// about: `kind` and `resource` (the plural [`shared::catalogue::plural`]
 /// gives) from its `apiVersion` and `kind`, `name` and `namespace` from its
@@ -58,7 +58,7 @@ pub fn object_fields(object: &Value) -> Map<String, Value> {
     let mut fields = Map::new();
     if let Some(kind) = text("/kind") {
         let api_version = text("/apiVersion").unwrap_or_default();
-        let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
+        let (group, version) = shared::catalogue::group_version(api_version);
         let resource = shared::catalogue::plural(group, kind);
         fields.insert(
             "kind".to_owned(),

@@ -227,7 +227,7 @@ impl Snapshot {
     pub fn holds(&self, group: &str, kind: &str, only: Option<(&str, &str)>) -> bool {
         self.objects.iter().any(|o| {
             let api_version = text(o, "/apiVersion");
-            let object_group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
+            let (object_group, _) = shared::catalogue::group_version(api_version);
             object_group == group
                 && text(o, "/kind") == kind
                 && only.is_none_or(|(namespace, name)| {

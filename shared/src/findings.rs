@@ -81,11 +81,12 @@ impl Findings {
     }
 
     /// Records the findings in `review`. A rule of level [`Level::Deny`]
-    /// denies, as does one of [`Level::Setting`] or [`Level::OptIn`] that
-    /// the setting `deny` lists, and its message then ends by naming it
-    /// (`(deny: <rule>)`); [`Level::Warn`] and unlisted settings warn,
-    /// unless the setting `ignore` lists them, and an unlisted opt-in says
-    /// nothing. `stored` holds the stored object's findings on UPDATE
+    /// or [`Level::NotCheckedFails`] denies, as does one of
+    /// [`Level::Setting`] or [`Level::OptIn`] that the setting `deny`
+    /// lists, and its message then ends by naming it (`(deny: <rule>)`);
+    /// [`Level::Warn`], [`Level::NotCheckedWarns`] and unlisted settings
+    /// warn, unless the setting `ignore` lists them, and an unlisted opt-in
+    /// says nothing. `stored` holds the stored object's findings on UPDATE
     /// (`None` on CREATE, or when the stored object cannot be read and so
     /// forgives nothing).
     pub fn record(
@@ -109,7 +110,7 @@ impl Findings {
             } = finding;
             let raised =
                 matches!(rule.level, Level::Setting | Level::OptIn) && deny.contains(&rule);
-            if rule.level == Level::Deny {
+            if matches!(rule.level, Level::Deny | Level::NotCheckedFails) {
                 review.violation_unless_stored(had, rule, path, message);
             } else if raised {
                 let message = format!("{message} (deny: {})", rule.id);

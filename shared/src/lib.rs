@@ -39,7 +39,7 @@ pub use kubewarden_policy_sdk as sdk;
 pub use kubewarden_policy_sdk::settings::Validatable;
 pub use lookup::Cluster;
 pub use request::{Operation, Request, User};
-pub use rule::{Catalogue, Level, Rule};
+pub use rule::{Catalogue, Level, NOT_CHECKED_SUFFIX, Rule, is_not_checked};
 pub use select::{Reading, Reads};
 pub use serde_json::Value;
 pub use settings::{CozystackVersion, Exemptions, RuleIds};

@@ -17,6 +17,26 @@ pub enum Level {
     Setting,
     /// A denial only when a setting turns the rule on.
     OptIn,
+    /// The rule could not judge the object (a cluster read gave no answer,
+    /// or nothing is known to judge it by): a warning, so a flaky API never
+    /// blocks a write. The rule's id ends in [`NOT_CHECKED_SUFFIX`].
+    NotCheckedWarns,
+    /// The same in a report-only policy: a denial, so audit-scanner, which
+    /// records an allowed object as `pass` whatever its warnings, records
+    /// an unchecked one as `fail`. Such a policy runs in monitor mode, which
+    /// never rejects a write.
+    NotCheckedFails,
+}
+
+/// How the id of every rule that says "not checked" ends. The id is what
+/// travels in a finding's tag, so whoever reads findings back (the CLI's
+/// checklist, a report) tells an unchecked object from a judged one by it.
+pub const NOT_CHECKED_SUFFIX: &str = "-not-checked";
+
+/// Whether the rule id `id` (`<rule>` or `<policy>/<rule>`) says that the
+/// object was not checked, rather than judged.
+pub fn is_not_checked(id: &str) -> bool {
+    id.ends_with(NOT_CHECKED_SUFFIX)
 }
 
 impl Level {
@@ -27,7 +47,14 @@ impl Level {
             Level::Warn => "warn",
             Level::Setting => "warn (deny by setting)",
             Level::OptIn => "deny (off unless set)",
+            Level::NotCheckedWarns => "warn (not checked)",
+            Level::NotCheckedFails => "deny (not checked)",
         }
+    }
+
+    /// Whether the level says "not checked" rather than judging.
+    pub fn is_not_checked(self) -> bool {
+        matches!(self, Level::NotCheckedWarns | Level::NotCheckedFails)
     }
 }
 
@@ -134,6 +161,24 @@ impl Catalogue {
     pub fn find(&self, id: &str) -> Option<Rule> {
         self.rules().into_iter().find(|rule| rule.id == id)
     }
+
+    /// Refuses a catalogue whose "not checked" rules and ids disagree: a
+    /// rule of a not-checked level must end in [`NOT_CHECKED_SUFFIX`], and
+    /// only such a rule may, or a reader of its findings would count an
+    /// unchecked object as judged (or the reverse).
+    pub fn check(&self) -> Result<(), String> {
+        for rule in self.own {
+            if rule.level.is_not_checked() != is_not_checked(rule.id) {
+                return Err(format!(
+                    "rule {}: its level is {:?}, so its id {} end in {NOT_CHECKED_SUFFIX:?}",
+                    rule.tag(),
+                    rule.level,
+                    if rule.level.is_not_checked() { "must" } else { "must not" }
+                ));
+            }
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -173,5 +218,22 @@ mod tests {
         assert_eq!(catalogue.find("nope"), None);
         assert_eq!(catalogue.raisable(), ["own"]);
         assert_eq!(OWN.level.describe(), "warn (deny by setting)");
+    }
+
+    #[test]
+    fn not_checked_levels_and_ids_agree() {
+        let unread = |id, level| Catalogue {
+            policy: "p",
+            own: Box::leak(Box::new([Rule { id, level, ..OWN }])),
+        };
+        assert_eq!(unread("read-not-checked", Level::NotCheckedFails).check(), Ok(()));
+        assert_eq!(unread("read-not-checked", Level::NotCheckedWarns).check(), Ok(()));
+        assert_eq!(unread("read", Level::Warn).check(), Ok(()));
+        let error = unread("read", Level::NotCheckedWarns).check().unwrap_err();
+        assert!(error.contains("must end in \"-not-checked\""), "{error}");
+        let error = unread("read-not-checked", Level::Warn).check().unwrap_err();
+        assert!(error.contains("must not end"), "{error}");
+        assert!(is_not_checked("upgrade-gate/etcd-adoption-not-checked"));
+        assert!(!is_not_checked("upgrade-gate/etcd-adoption-target"));
     }
 }

@@ -170,7 +170,8 @@ fn admission_response(
 
 /// The test binary of a policy crate: one named test per case file under
 /// `<manifest_dir>/tests/cases`, judged as under our host (every finding
-/// tagged with a rule of `catalogue`), and `rules-documented`: the README's
+/// tagged with a rule of `catalogue`), and `rules-documented`: the
+/// catalogue's not-checked rules are named as such, and the README's
 /// "Rules" table lists exactly the catalogue.
 pub fn main<S>(manifest_dir: &str, catalogue: Catalogue, reading: Reading, rule: Evaluate<S>)
 where
@@ -188,6 +189,7 @@ where
             let readme_dir = dir.to_path_buf();
             let audit = settings_audit::<S>(files.clone());
             let mut trials = vec![Trial::test("rules-documented", move || {
+                catalogue.check().map_err(Failed::from)?;
                 documented(&catalogue, &readme_dir).map_err(Failed::from)
             })];
             trials.extend(files.into_iter().map(|file| {

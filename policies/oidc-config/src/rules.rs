@@ -89,7 +89,7 @@ pub const SYSTEM_WITHOUT_PLATFORM_OIDC: Rule = Rule {
 pub const SYSTEM_NOT_CHECKED: Rule = Rule {
     policy: POLICY,
     id: "system-not-checked",
-    level: Level::Warn,
+    level: Level::NotCheckedWarns,
     summary: "mode System, and the platform's OIDC switch could not be read from the cluster",
     source: "`packages/core/platform/templates/bundles/system.yaml` (the Package it reads)",
 };

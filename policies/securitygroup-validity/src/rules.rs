@@ -125,7 +125,7 @@ pub const MISSING_TARGET: Rule = Rule {
 pub const EXISTENCE_NOT_CHECKED: Rule = Rule {
     policy: POLICY,
     id: "existence-not-checked",
-    level: Level::Warn,
+    level: Level::NotCheckedWarns,
     summary: "a cluster lookup failed, so kinds or targets were not checked",
     source: "cluster lookups",
 };

@@ -53,7 +53,7 @@ pub const UNDECLARED_KEY: Rule = Rule {
 pub const SPEC_NOT_CHECKED: Rule = Rule {
     policy: POLICY,
     id: "spec-not-checked",
-    level: Level::Warn,
+    level: Level::NotCheckedWarns,
     summary: "no schema is known for the kind or the setting `cozystackVersion`, so the spec was not checked",
     source: "the ApplicationDefinitions of the selected release",
 };

@@ -189,7 +189,8 @@ mod tests {
         let snapshot = Snapshot::new(vec![
             serde_json::json!({"apiVersion": "v1", "kind": "Secret",
             "metadata": {"name": "s", "namespace": "a"}}),
-        ]);
+        ])
+        .unwrap();
         let mut record = HostCalls::new(allowed, HostCapabilities::Snapshot(Arc::new(snapshot)));
         let answer = record
             .answer(

@@ -9,135 +9,70 @@
 //! commas) and field selectors on `metadata.name` and `metadata.namespace`
 //! as the API server applies them, `field_masks` as the host prunes
 //! objects, and a get of a missing object failing with the reason
-//! policy-server gives ([`shared::lookup::not_found`]). The snapshot is the
-//! whole cluster: a kind it holds no object of has none.
+//! policy-server gives ([`shared::lookup::not_found`]).
+//!
+//! A snapshot answers only for what it read. Its [`Capture`] record says
+//! which kinds and objects the script read and how each read ended; a
+//! snapshot without one is taken to hold exactly the kinds it has objects
+//! of. A read of anything else fails with the reason and the command that
+//! would capture it ([`Unread`]), so a rule says it did not check, never
+//! that the cluster holds nothing: an unread kind is not an empty one.
 
-use serde_json::{Map, Value, json};
+mod capture;
+mod mask;
+mod selector;
+
+use std::collections::BTreeSet;
+
+use serde_json::{Value, json};
+
+pub use capture::{
+    API_VERSION as CAPTURE_API_VERSION, CAPTURED_KEYS, Capture, CaptureError,
+    KIND as CAPTURE_KIND, REDACTED, Read, ReadResult,
+};
+use mask::masked;
+use selector::{field_selector, label_selector};
 
 use crate::replay::CapabilityRequest;
 
-/// The objects of a cluster, as captured.
+/// The objects of a cluster, as captured, and what the capture read.
 #[derive(Debug, Clone, Default)]
 pub struct Snapshot {
     objects: Vec<Value>,
+    /// The capture's record; `None` for a snapshot that has none.
+    capture: Option<Capture>,
 }
 
-/// One term of a label selector.
+/// What a snapshot can say of a kind, or of one object.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Requirement {
-    Exists(String),
-    Absent(String),
-    In(String, Vec<String>),
-    NotIn(String, Vec<String>),
+pub enum Coverage {
+    /// The snapshot holds every object of it there is (perhaps none).
+    Read,
+    /// The cluster does not serve the kind: there is no object of it.
+    NotInstalled,
+    /// The snapshot cannot say what the cluster holds.
+    Unread(Unread),
 }
 
-impl Requirement {
-    fn matches(&self, labels: Option<&Map<String, Value>>) -> bool {
-        let value = |key: &str| labels.and_then(|l| l.get(key)).and_then(Value::as_str);
-        match self {
-            Requirement::Exists(key) => value(key).is_some(),
-            Requirement::Absent(key) => value(key).is_none(),
-            Requirement::In(key, values) => {
-                value(key).is_some_and(|v| values.iter().any(|x| x == v))
-            }
-            Requirement::NotIn(key, values) => {
-                value(key).is_none_or(|v| !values.iter().any(|x| x == v))
-            }
-        }
+/// A kind, or an object, the snapshot did not read: why, and how to read it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+pub struct Unread {
+    /// As kubectl names it: `statefulsets.apps`, `secret cozy-velero/x`.
+    pub what: String,
+    /// `forbidden: <kubectl's message>`, or why the snapshot lacks it.
+    pub why: String,
+    /// The command that captures it.
+    pub command: String,
+}
+
+impl std::fmt::Display for Unread {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the snapshot did not read {} ({}): capture it with `{}`",
+            self.what, self.why, self.command
+        )
     }
-}
-
-/// The terms of a label selector, split at the commas outside `( )`.
-fn terms(selector: &str) -> Vec<&str> {
-    let mut terms = Vec::new();
-    let (mut depth, mut start) = (0_usize, 0);
-    for (at, c) in selector.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth = depth.saturating_sub(1),
-            ',' if depth == 0 => {
-                terms.extend(selector.get(start..at));
-                start = at + 1;
-            }
-            _ => {}
-        }
-    }
-    terms.extend(selector.get(start..));
-    terms
-        .into_iter()
-        .map(str::trim)
-        .filter(|t| !t.is_empty())
-        .collect()
-}
-
-fn label_selector(selector: &str) -> Result<Vec<Requirement>, String> {
-    let invalid =
-        |term: &str| format!("unable to parse requirement {term:?} of label selector {selector:?}");
-    terms(selector)
-        .into_iter()
-        .map(|term| {
-            let set = |rest: &str| -> Option<Vec<String>> {
-                let inner = rest.trim().strip_prefix('(')?.strip_suffix(')')?;
-                Some(inner.split(',').map(|v| v.trim().to_owned()).collect())
-            };
-            if let Some((key, rest)) = term.split_once(" notin ") {
-                return set(rest)
-                    .map(|values| Requirement::NotIn(key.trim().to_owned(), values))
-                    .ok_or_else(|| invalid(term));
-            }
-            if let Some((key, rest)) = term.split_once(" in ") {
-                return set(rest)
-                    .map(|values| Requirement::In(key.trim().to_owned(), values))
-                    .ok_or_else(|| invalid(term));
-            }
-            if let Some((key, value)) = term.split_once("!=") {
-                return Ok(Requirement::NotIn(
-                    key.trim().to_owned(),
-                    vec![value.trim().to_owned()],
-                ));
-            }
-            if let Some((key, value)) = term.split_once("==").or_else(|| term.split_once('=')) {
-                return Ok(Requirement::In(
-                    key.trim().to_owned(),
-                    vec![value.trim().to_owned()],
-                ));
-            }
-            if let Some(key) = term.strip_prefix('!') {
-                return Ok(Requirement::Absent(key.trim().to_owned()));
-            }
-            if term.contains(char::is_whitespace) {
-                return Err(invalid(term));
-            }
-            Ok(Requirement::Exists(term.to_owned()))
-        })
-        .collect()
-}
-
-/// A field selector: `metadata.name` or `metadata.namespace`, `=`, `==`
-/// or `!=`, joined by commas, as the API server takes them for every kind.
-fn field_selector(selector: &str) -> Result<Vec<(String, bool, String)>, String> {
-    terms(selector)
-        .into_iter()
-        .map(|term| {
-            let (field, equal, value) = match term.split_once("!=") {
-                Some((field, value)) => (field, false, value),
-                None => {
-                    let (field, value) = term
-                        .split_once("==")
-                        .or_else(|| term.split_once('='))
-                        .ok_or_else(|| format!("invalid field selector {selector:?}"))?;
-                    (field, true, value)
-                }
-            };
-            let field = field.trim();
-            if field != "metadata.name" && field != "metadata.namespace" {
-                return Err(format!(
-                    "field label not supported: {field} (the snapshot selects on metadata.name and metadata.namespace)"
-                ));
-            }
-            Ok((field.to_owned(), equal, value.trim().to_owned()))
-        })
-        .collect()
 }
 
 fn text<'v>(object: &'v Value, pointer: &str) -> &'v str {
@@ -147,69 +82,44 @@ fn text<'v>(object: &'v Value, pointer: &str) -> &'v str {
         .unwrap_or_default()
 }
 
-/// `value` pruned to `path`, arrays traversed implicitly; `None` when the
-/// path is absent.
-fn pick(value: &Value, path: &[&str]) -> Option<Value> {
-    let Some((first, rest)) = path.split_first() else {
-        return Some(value.clone());
-    };
-    match value {
-        Value::Object(map) => {
-            let kept = pick(map.get(*first)?, rest)?;
-            Some(Value::Object(Map::from_iter([((*first).to_owned(), kept)])))
-        }
-        Value::Array(items) => Some(Value::Array(
-            items
-                .iter()
-                .map(|item| pick(item, path).unwrap_or_else(|| json!({})))
-                .collect(),
-        )),
-        _ => None,
+fn group_of(object: &Value) -> &str {
+    shared::catalogue::group_version(text(object, "/apiVersion")).0
+}
+
+/// A kind as kubectl names it unambiguously: `configmaps`,
+/// `etcdclusters.etcd.aenix.io`.
+pub fn resource(group: &str, kind: &str) -> String {
+    let plural = shared::catalogue::plural(group, kind);
+    if group.is_empty() {
+        plural
+    } else {
+        format!("{plural}.{group}")
     }
 }
 
-/// `more` merged into `into`: maps key by key, lists item by item.
-fn merge(into: &mut Value, more: Value) {
-    match (into, more) {
-        (Value::Object(into), Value::Object(more)) => {
-            for (key, value) in more {
-                match into.get_mut(&key) {
-                    Some(existing) => merge(existing, value),
-                    None => {
-                        into.insert(key, value);
-                    }
-                }
-            }
-        }
-        (Value::Array(into), Value::Array(more)) => {
-            for (existing, value) in into.iter_mut().zip(more) {
-                merge(existing, value);
-            }
-        }
-        (into, more) => *into = more,
-    }
-}
-
-/// `object` as the host returns it for `masks` (dotted paths).
-fn masked(object: &Value, masks: Option<&std::collections::BTreeSet<String>>) -> Value {
-    let Some(masks) = masks else {
-        return object.clone();
-    };
-    let mut kept = json!({});
-    for mask in masks {
-        let path: Vec<&str> = mask.split('.').collect();
-        if let Some(part) = pick(object, &path) {
-            merge(&mut kept, part);
-        }
-    }
-    kept
-}
+/// What `snapshot-command` prints for everything it captures: Secrets
+/// need it, as it copies them without their credentials.
+const SNAPSHOT_COMMAND: &str = "the block `cozystack-policies snapshot-command` prints";
 
 impl Snapshot {
-    /// The snapshot of these objects (each with `apiVersion`, `kind` and
-    /// `metadata.name`).
-    pub fn new(objects: Vec<Value>) -> Self {
-        Self { objects }
+    /// The snapshot of these documents: objects (each with `apiVersion`,
+    /// `kind` and `metadata.name`) and the capture's records, which are
+    /// not objects of the cluster.
+    pub fn new(documents: Vec<Value>) -> Result<Self, CaptureError> {
+        let mut capture: Option<Capture> = None;
+        let mut objects = Vec::with_capacity(documents.len());
+        for document in documents {
+            if Capture::is_record(&document) {
+                let record = Capture::from_record(&document)?;
+                match &mut capture {
+                    Some(capture) => capture.merge(record),
+                    None => capture = Some(record),
+                }
+            } else {
+                objects.push(document);
+            }
+        }
+        Ok(Self { objects, capture })
     }
 
     /// How many objects it holds.
@@ -222,13 +132,16 @@ impl Snapshot {
         self.objects.is_empty()
     }
 
+    /// The capture's record, if the snapshot has one.
+    pub fn capture(&self) -> Option<&Capture> {
+        self.capture.as_ref()
+    }
+
     /// Whether it holds an object of `kind` in API `group` (`""`: core)
     /// named `only` (`(namespace, name)`) if given.
     pub fn holds(&self, group: &str, kind: &str, only: Option<(&str, &str)>) -> bool {
         self.objects.iter().any(|o| {
-            let api_version = text(o, "/apiVersion");
-            let (object_group, _) = shared::catalogue::group_version(api_version);
-            object_group == group
+            group_of(o) == group
                 && text(o, "/kind") == kind
                 && only.is_none_or(|(namespace, name)| {
                     text(o, "/metadata/namespace") == namespace && text(o, "/metadata/name") == name
@@ -236,14 +149,89 @@ impl Snapshot {
         })
     }
 
-    fn of_kind<'s>(
-        &'s self,
-        api_version: &'s str,
-        kind: &'s str,
-    ) -> impl Iterator<Item = &'s Value> {
+    /// What the snapshot can say of every object of `group`/`kind`.
+    pub fn coverage(&self, group: &str, kind: &str) -> Coverage {
+        let unread = |why: String| {
+            let what = resource(group, kind);
+            let command = if (group, kind) == ("", "Secret") {
+                SNAPSHOT_COMMAND.to_owned()
+            } else {
+                format!("kubectl get {what} --all-namespaces -o yaml")
+            };
+            Coverage::Unread(Unread { what, why, command })
+        };
+        match &self.capture {
+            Some(capture) => match capture.kind_read(group, kind) {
+                Some(read) => match read.result {
+                    ReadResult::Captured => Coverage::Read,
+                    ReadResult::NotInstalled => Coverage::NotInstalled,
+                    _ => unread(read.outcome()),
+                },
+                None => unread("its capture did not read it".to_owned()),
+            },
+            None if self.holds(group, kind, None) => Coverage::Read,
+            None => unread(
+                "the snapshot has no capture record and no object of it, and a kind absent from a snapshot is \
+                 unread, not empty"
+                    .to_owned(),
+            ),
+        }
+    }
+
+    /// What the snapshot can say of the one object `namespace`/`name` (`""`
+    /// for a cluster-scoped kind) of `group`/`kind`: every object of the
+    /// kind read, that object read by name, or (without a record) the
+    /// object present.
+    pub fn object_coverage(&self, group: &str, kind: &str, namespace: &str, name: &str) -> Coverage {
+        let of_kind = self.coverage(group, kind);
+        if !matches!(of_kind, Coverage::Unread(_)) {
+            return of_kind;
+        }
+        let read = self
+            .capture
+            .as_ref()
+            .and_then(|capture| capture.object_read(group, kind, namespace, name));
+        if let Some(read) = read {
+            return match read.result {
+                ReadResult::Captured => Coverage::Read,
+                ReadResult::NotInstalled => Coverage::NotInstalled,
+                _ => self.unread_object(group, kind, namespace, name, read.outcome()),
+            };
+        }
+        if self.capture.is_none() && self.holds(group, kind, Some((namespace, name))) {
+            return Coverage::Read;
+        }
+        let why = match &of_kind {
+            Coverage::Unread(unread) => unread.why.clone(),
+            _ => String::new(),
+        };
+        self.unread_object(group, kind, namespace, name, why)
+    }
+
+    fn unread_object(&self, group: &str, kind: &str, namespace: &str, name: &str, why: String) -> Coverage {
+        let resource = resource(group, kind);
+        let scope = if namespace.is_empty() {
+            String::new()
+        } else {
+            format!(" --namespace {namespace}")
+        };
+        let command = if (group, kind) == ("", "Secret") {
+            SNAPSHOT_COMMAND.to_owned()
+        } else {
+            format!("kubectl get {resource}{scope} {name} -o yaml")
+        };
+        let what = if namespace.is_empty() {
+            format!("{resource} {name}")
+        } else {
+            format!("{resource} {namespace}/{name}")
+        };
+        Coverage::Unread(Unread { what, why, command })
+    }
+
+    fn of_kind<'s>(&'s self, group: &'s str, kind: &'s str) -> impl Iterator<Item = &'s Value> {
         self.objects
             .iter()
-            .filter(move |o| text(o, "/apiVersion") == api_version && text(o, "/kind") == kind)
+            .filter(move |o| group_of(o) == group && text(o, "/kind") == kind)
     }
 
     fn list(
@@ -253,12 +241,16 @@ impl Snapshot {
         namespace: Option<&str>,
         labels: Option<&str>,
         fields: Option<&str>,
-        masks: Option<&std::collections::BTreeSet<String>>,
+        masks: Option<&BTreeSet<String>>,
     ) -> Result<Vec<u8>, String> {
+        let (group, _) = shared::catalogue::group_version(api_version);
+        if let Coverage::Unread(unread) = self.coverage(group, kind) {
+            return Err(unread.to_string());
+        }
         let labels = labels.map(label_selector).transpose()?.unwrap_or_default();
         let fields = fields.map(field_selector).transpose()?.unwrap_or_default();
         let items: Vec<Value> = self
-            .of_kind(api_version, kind)
+            .of_kind(group, kind)
             .filter(|o| namespace.is_none_or(|ns| text(o, "/metadata/namespace") == ns))
             .filter(|o| {
                 let found = o.pointer("/metadata/labels").and_then(Value::as_object);
@@ -276,6 +268,35 @@ impl Snapshot {
             &json!({"apiVersion": "v1", "kind": "List", "metadata": {}, "items": items}),
         )
         .map_err(|e| e.to_string())
+    }
+
+    fn get(
+        &self,
+        api_version: &str,
+        kind: &str,
+        name: &str,
+        namespace: Option<&str>,
+        masks: Option<&BTreeSet<String>>,
+    ) -> Result<Vec<u8>, String> {
+        let (group, _) = shared::catalogue::group_version(api_version);
+        let scope = namespace.unwrap_or_default();
+        if let Coverage::Unread(unread) = self.object_coverage(group, kind, scope, name) {
+            return Err(unread.to_string());
+        }
+        let object = self
+            .of_kind(group, kind)
+            .find(|o| text(o, "/metadata/name") == name && text(o, "/metadata/namespace") == scope)
+            .ok_or_else(|| shared::lookup::not_found(api_version, kind, name, namespace))?;
+        if let Some(unread) = uncaptured_data(object, masks) {
+            let what = format!("Secret {scope}/{name}");
+            return Err(Unread {
+                what,
+                why: unread,
+                command: SNAPSHOT_COMMAND.to_owned(),
+            }
+            .to_string());
+        }
+        serde_json::to_vec(&masked(object, masks)).map_err(|e| e.to_string())
     }
 
     /// The answer to one Kubernetes read, or the reason the host gives.
@@ -319,23 +340,55 @@ impl Snapshot {
                 namespace,
                 field_masks,
                 ..
-            } => self
-                .of_kind(api_version, kind)
-                .find(|o| {
-                    text(o, "/metadata/name") == name
-                        && text(o, "/metadata/namespace")
-                            == namespace.as_deref().unwrap_or_default()
-                })
-                .map(|o| masked(o, field_masks.as_ref()))
-                .ok_or_else(|| {
-                    shared::lookup::not_found(api_version, kind, name, namespace.as_deref())
-                })
-                .and_then(|o| serde_json::to_vec(&o).map_err(|e| e.to_string())),
+            } => self.get(
+                api_version,
+                kind,
+                name,
+                namespace.as_deref(),
+                field_masks.as_ref(),
+            ),
             other => Err(format!(
                 "a cluster snapshot answers Kubernetes reads only, not {}",
                 other.describe()
             )),
         }
+    }
+}
+
+/// Why the snapshot cannot answer the `data` keys `masks` ask of a Secret,
+/// if it cannot: the capture script copies only the keys it lists in
+/// [`CAPTURED_KEYS`], and a Secret captured by name alone (no `type`, which
+/// every Secret the API server returns has) holds none of its data.
+fn uncaptured_data(object: &Value, masks: Option<&BTreeSet<String>>) -> Option<String> {
+    if (group_of(object), text(object, "/kind")) != ("", "Secret") {
+        return None;
+    }
+    let asked: Vec<&str> = match masks {
+        Some(masks) => masks.iter().filter_map(|m| m.strip_prefix("data.")).collect(),
+        None => vec!["(every key)"],
+    };
+    if asked.is_empty() {
+        return None;
+    }
+    let captured = object
+        .pointer("/metadata/annotations")
+        .and_then(|a| a.get(CAPTURED_KEYS))
+        .and_then(Value::as_str);
+    let missing: Vec<&str> = match captured {
+        Some(list) => {
+            let listed: Vec<&str> = list.split_whitespace().collect();
+            asked.into_iter().filter(|key| !listed.contains(key)).collect()
+        }
+        None if object.get("type").is_some() => Vec::new(),
+        None => asked,
+    };
+    if missing.is_empty() {
+        None
+    } else {
+        Some(format!(
+            "it was captured without its data key(s) {}",
+            missing.join(", ")
+        ))
     }
 }
 
@@ -361,6 +414,7 @@ mod tests {
                 "metadata": {"name": "seaweedfs-volume", "namespace": "tenant-foo"},
                 "spec": {"template": {"spec": {"containers": [{"name": "a", "image": "x"}, {"name": "b"}]}}}}),
         ])
+        .unwrap()
     }
 
     fn masks(paths: &[&str]) -> Option<BTreeSet<String>> {
@@ -461,6 +515,140 @@ mod tests {
                 .unwrap_err()
                 .contains("unable to parse")
         );
+    }
+
+    fn read(api_version: &str, kind: &str, result: ReadResult) -> Value {
+        json!({"apiVersion": api_version, "kind": kind,
+            "resource": resource(shared::catalogue::group_version(api_version).0, kind),
+            "result": result, "message": if result.is_read() { "" } else { "Error from server (Forbidden): no" }})
+    }
+
+    fn record(reads: Vec<Value>) -> Value {
+        json!({"apiVersion": CAPTURE_API_VERSION, "kind": CAPTURE_KIND,
+            "metadata": {"name": "snapshot"}, "context": "admin@cozy",
+            "capturedAt": "2026-12-05T00:00:00Z", "reads": reads})
+    }
+
+    fn list_all(snapshot: &Snapshot, api_version: &str, kind: &str) -> Result<usize, String> {
+        snapshot
+            .answer(&CapabilityRequest::KubernetesListResourceAll {
+                api_version: api_version.into(),
+                kind: kind.into(),
+                label_selector: None,
+                field_selector: None,
+                disable_cache: false,
+                field_masks: None,
+            })
+            .map(|bytes| {
+                let list: Value = serde_json::from_slice(&bytes).unwrap();
+                list["items"].as_array().unwrap().len()
+            })
+    }
+
+    /// An empty list, a kind the cluster does not serve, a forbidden kind
+    /// and a kind the capture never read: only the record tells them apart.
+    #[test]
+    fn a_kind_the_capture_did_not_read_is_unread_not_empty() {
+        let captured = Snapshot::new(vec![
+            json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                "metadata": {"name": "data1-seaweedfs-volume-0", "namespace": "tenant-foo"}}),
+            record(vec![
+                read("v1", "PersistentVolumeClaim", ReadResult::Captured),
+                read("v1", "ResourceQuota", ReadResult::Captured),
+                read("objectstorage.k8s.io/v1alpha1", "BucketClaim", ReadResult::NotInstalled),
+                read("apps/v1", "StatefulSet", ReadResult::Forbidden),
+            ]),
+        ])
+        .unwrap();
+        assert_eq!(captured.len(), 1, "the record is not an object");
+        assert_eq!(captured.capture().unwrap().context, "admin@cozy");
+        assert_eq!(list_all(&captured, "v1", "PersistentVolumeClaim"), Ok(1));
+        assert_eq!(list_all(&captured, "v1", "ResourceQuota"), Ok(0));
+        assert_eq!(
+            list_all(&captured, "objectstorage.k8s.io/v1alpha1", "BucketClaim"),
+            Ok(0)
+        );
+        assert_eq!(
+            list_all(&captured, "apps/v1", "StatefulSet").unwrap_err(),
+            "the snapshot did not read statefulsets.apps (forbidden: Error from server (Forbidden): no): \
+             capture it with `kubectl get statefulsets.apps --all-namespaces -o yaml`"
+        );
+        assert_eq!(
+            list_all(&captured, "v1", "ConfigMap").unwrap_err(),
+            "the snapshot did not read configmaps (its capture did not read it): capture it with \
+             `kubectl get configmaps --all-namespaces -o yaml`"
+        );
+        // Without a record, the kinds of the objects it holds are read.
+        let bare = Snapshot::new(vec![json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+            "metadata": {"name": "a", "namespace": "tenant-foo"}})])
+        .unwrap();
+        assert_eq!(list_all(&bare, "v1", "PersistentVolumeClaim"), Ok(1));
+        let error = list_all(&bare, "v1", "ResourceQuota").unwrap_err();
+        assert!(error.contains("unread, not empty"), "{error}");
+        assert!(matches!(bare.coverage("", "ResourceQuota"), Coverage::Unread(_)));
+        // A record that is not one is refused, not ignored.
+        let broken = record(vec![json!({"apiVersion": "v1", "kind": "Node", "result": "maybe"})]);
+        assert!(Snapshot::new(vec![broken]).is_err());
+    }
+
+    fn get(snapshot: &Snapshot, kind: &str, namespace: &str, name: &str, masks: &[&str]) -> Result<Value, String> {
+        snapshot
+            .answer(&CapabilityRequest::KubernetesGetResource {
+                api_version: "v1".into(),
+                kind: kind.into(),
+                name: name.into(),
+                namespace: Some(namespace.into()),
+                disable_cache: false,
+                field_masks: Some(masks.iter().map(|m| (*m).to_owned()).collect()),
+            })
+            .map(|bytes| serde_json::from_slice(&bytes).unwrap())
+    }
+
+    /// One object read by name answers for itself, absent or present; a
+    /// Secret's data answers only for the keys the capture copied.
+    #[test]
+    fn objects_read_by_name_and_the_keys_of_secrets() {
+        let named = |kind: &str, namespace: &str, name: &str, result: ReadResult| {
+            let mut read = read("v1", kind, result);
+            read["namespace"] = json!(namespace);
+            read["name"] = json!(name);
+            read
+        };
+        let snapshot = Snapshot::new(vec![
+            json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "cozy-backups-creds",
+                "namespace": "cozy-velero", "annotations": {CAPTURED_KEYS: "AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY bucketName"}},
+                "data": {"AWS_ACCESS_KEY_ID": REDACTED, "bucketName": "Y296eS1iYWNrdXBz"}}),
+            json!({"apiVersion": "v1", "kind": "Secret",
+                "metadata": {"name": "patch-containerd", "namespace": "cozy-system"}}),
+            record(vec![
+                named("ConfigMap", "cozy-system", "cozystack-version", ReadResult::Captured),
+                named("Secret", "cozy-velero", "cozy-backups-creds", ReadResult::Captured),
+                named("Secret", "cozy-system", "patch-containerd", ReadResult::Captured),
+                named("Secret", "cozy-system", "other", ReadResult::Timeout),
+            ]),
+        ])
+        .unwrap();
+        let missing = get(&snapshot, "ConfigMap", "cozy-system", "cozystack-version", &["metadata.name"]);
+        assert!(missing.unwrap_err().starts_with("Cannot find v1/ConfigMap"));
+        let other = get(&snapshot, "ConfigMap", "cozy-system", "other", &["metadata.name"]);
+        assert!(other.unwrap_err().contains("configmaps cozy-system/other"));
+        let creds = get(
+            &snapshot,
+            "Secret",
+            "cozy-velero",
+            "cozy-backups-creds",
+            &["data.AWS_ACCESS_KEY_ID", "data.AWS_SECRET_ACCESS_KEY", "data.bucketName"],
+        )
+        .unwrap();
+        assert_eq!(creds["data"], json!({"AWS_ACCESS_KEY_ID": REDACTED, "bucketName": "Y296eS1iYWNrdXBz"}));
+        let endpoint = get(&snapshot, "Secret", "cozy-velero", "cozy-backups-creds", &["data.endpoint"]);
+        assert!(endpoint.unwrap_err().contains("without its data key(s) endpoint"));
+        // Captured by name alone: its name answers, its data does not.
+        assert!(get(&snapshot, "Secret", "cozy-system", "patch-containerd", &["metadata.name"]).is_ok());
+        let data = get(&snapshot, "Secret", "cozy-system", "patch-containerd", &["data.x"]).unwrap_err();
+        assert!(data.contains("the block `cozystack-policies snapshot-command` prints"), "{data}");
+        let timed_out = get(&snapshot, "Secret", "cozy-system", "other", &["metadata.name"]).unwrap_err();
+        assert!(timed_out.contains("secrets cozy-system/other (timeout"), "{timed_out}");
     }
 
     #[test]

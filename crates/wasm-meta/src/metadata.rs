@@ -26,6 +26,24 @@ pub const TITLE_ANNOTATION: &str = "io.kubewarden.policy.title";
 /// and no other, by name (`get`). The RBAC of `deploy/` and the snapshot
 /// command grant and capture exactly these.
 pub const SECRETS_ANNOTATION: &str = "io.cozystack-policies.secrets";
+/// Data keys of those Secrets whose values a policy compares (none of them
+/// a credential): `namespace/name: key key; namespace/name: key`. The
+/// snapshot command copies them.
+pub const SECRET_VALUES_ANNOTATION: &str = "io.cozystack-policies.secret-values";
+/// Data keys of those Secrets that hold credentials, which a policy only
+/// checks are non-empty, in the same form. The snapshot command records
+/// which of them are non-empty and never copies their values.
+pub const SECRET_CREDENTIALS_ANNOTATION: &str = "io.cozystack-policies.secret-credentials";
+
+/// What a policy reads of one Secret: its name, the keys whose values it
+/// compares, the credentials it checks are non-empty.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SecretRead {
+    pub namespace: String,
+    pub name: String,
+    pub values: Vec<String>,
+    pub credentials: Vec<String>,
+}
 
 /// The operations a webhook rule selects: one, or every one (`*`).
 ///
@@ -237,6 +255,9 @@ impl Metadata {
             .context_aware_resources
             .iter()
             .any(|r| r.api_version == "v1" && r.kind == "Secret");
+        if let Err(message) = self.secret_reads() {
+            return invalid(message);
+        }
         match (reads_secrets, self.secrets()) {
             (_, Err(message)) => return invalid(message),
             (true, Ok(names)) if names.is_empty() => {
@@ -273,6 +294,50 @@ impl Metadata {
                     })
             })
             .collect()
+    }
+
+    /// What the policy reads of each Secret it names: the keys of
+    /// [`SECRET_VALUES_ANNOTATION`] and [`SECRET_CREDENTIALS_ANNOTATION`]
+    /// for each Secret of [`SECRETS_ANNOTATION`].
+    pub fn secret_reads(&self) -> Result<Vec<SecretRead>, String> {
+        let mut reads: Vec<SecretRead> = self
+            .secrets()?
+            .into_iter()
+            .map(|(namespace, name)| SecretRead {
+                namespace,
+                name,
+                ..SecretRead::default()
+            })
+            .collect();
+        for (annotation, credentials) in [
+            (SECRET_VALUES_ANNOTATION, false),
+            (SECRET_CREDENTIALS_ANNOTATION, true),
+        ] {
+            let Some(list) = self.annotations.get(annotation) else {
+                continue;
+            };
+            for entry in list.split(';').map(str::trim).filter(|e| !e.is_empty()) {
+                let (secret, keys) = entry.split_once(':').ok_or_else(|| {
+                    format!("annotation {annotation}: {entry:?} is not `namespace/name: key key`")
+                })?;
+                let read = reads
+                    .iter_mut()
+                    .find(|r| format!("{}/{}", r.namespace, r.name) == secret.trim())
+                    .ok_or_else(|| {
+                        format!(
+                            "annotation {annotation}: {} is not a Secret of {SECRETS_ANNOTATION}",
+                            secret.trim()
+                        )
+                    })?;
+                let keys = keys.split_whitespace().map(str::to_owned);
+                if credentials {
+                    read.credentials.extend(keys);
+                } else {
+                    read.values.extend(keys);
+                }
+            }
+        }
+        Ok(reads)
     }
 
     /// Whether a webhook configured from these rules receives the request.
@@ -449,5 +514,55 @@ annotations:
                 .to_string()
                 .contains("has no v1/Secret")
         );
+    }
+
+    #[test]
+    fn secret_keys_are_values_or_credentials_of_named_secrets() {
+        let mut metadata: Metadata = serde_saphyr::from_str(YAML).unwrap();
+        metadata.context_aware_resources.push(ContextAwareResource {
+            api_version: "v1".into(),
+            kind: "Secret".into(),
+        });
+        metadata.annotations.insert(
+            SECRETS_ANNOTATION.into(),
+            "cozy-velero/cozy-backups-creds, cozy-system/patch-containerd".into(),
+        );
+        metadata.annotations.insert(
+            SECRET_VALUES_ANNOTATION.into(),
+            "cozy-velero/cozy-backups-creds: endpoint bucketName".into(),
+        );
+        metadata.annotations.insert(
+            SECRET_CREDENTIALS_ANNOTATION.into(),
+            "cozy-velero/cozy-backups-creds: AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY".into(),
+        );
+        metadata.check().unwrap();
+        let reads = metadata.secret_reads().unwrap();
+        assert_eq!(
+            reads,
+            [
+                SecretRead {
+                    namespace: "cozy-velero".into(),
+                    name: "cozy-backups-creds".into(),
+                    values: vec!["endpoint".into(), "bucketName".into()],
+                    credentials: vec!["AWS_ACCESS_KEY_ID".into(), "AWS_SECRET_ACCESS_KEY".into()],
+                },
+                SecretRead {
+                    namespace: "cozy-system".into(),
+                    name: "patch-containerd".into(),
+                    ..SecretRead::default()
+                },
+            ]
+        );
+        metadata.annotations.insert(
+            SECRET_VALUES_ANNOTATION.into(),
+            "cozy-velero/other: endpoint".into(),
+        );
+        let error = metadata.check().unwrap_err().to_string();
+        assert!(error.contains("cozy-velero/other is not a Secret of"), "{error}");
+        metadata
+            .annotations
+            .insert(SECRET_VALUES_ANNOTATION.into(), "endpoint".into());
+        let error = metadata.check().unwrap_err().to_string();
+        assert!(error.contains("is not `namespace/name: key key`"), "{error}");
     }
 }

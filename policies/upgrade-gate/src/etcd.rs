@@ -4,7 +4,8 @@
 //! adopts every legacy etcd.aenix.io/v1alpha1 cluster onto the new operator
 //! and takes a mandatory snapshot first. If it cannot resolve the snapshot
 //! target it exits 1 and halts the upgrade."), and at v1.6.2
-//! `packages/core/platform/images/migrations/migrations/50`:
+//! `packages/core/platform/images/migrations/migrations/50`, followed step
+//! by step ([`resolve`]):
 //!
 //! - with no legacy EtcdCluster the migration is a no-op, so the rule runs
 //!   once per `etcdclusters.etcd.aenix.io` object;
@@ -12,22 +13,29 @@
 //!   `cozystack.cozystack-platform`, taken as the migration hook's template
 //!   takes it) skips the snapshot and with it the target: upgrade-readiness
 //!   reports that Package itself;
-//! - `resolve_platform_backup_args` first needs the projected Secret
-//!   `cozy-velero/cozy-backups-creds` ("returns non-zero" without it);
-//! - then its coordinates: from that Secret when a BucketClaim claims its
-//!   bucket (the COSI-provisioned `cozy-backups` Bucket of `tenant-root`,
-//!   `backupStorage.namespace` in `packages/system/backupstrategy-controller`),
-//!   else from the Strategy `etcds.strategy.backups.cozystack.io
-//!   cozy-default-etcd`, whose `spec.template.destination.s3.endpoint` and
-//!   `.bucket` must not be empty.
+//! - `resolve_platform_backup_args`: the Secret
+//!   `cozy-velero/cozy-backups-creds` must exist with `AWS_ACCESS_KEY_ID`
+//!   and `AWS_SECRET_ACCESS_KEY` non-empty (`return 1` otherwise); its
+//!   `bucketName` and `endpoint` are read as `secret_val` reads them
+//!   (base64-decoded, every whitespace removed);
+//! - `_cosi_bucket_claimed`: a non-empty `bucketName` is COSI-provisioned
+//!   when a live BucketClaim (`objectstorage.k8s.io`, any namespace) has it
+//!   as `status.bucketName`; without the BucketClaim CRD, or without a
+//!   claim of it, the storage is external; a bucket claimed only by a
+//!   terminating BucketClaim cannot be classified and the migration exits 1;
+//! - a COSI bucket keeps the Secret's coordinates; external storage takes
+//!   every coordinate from the Strategy `etcds.strategy.backups.cozystack.io
+//!   cozy-default-etcd` (`spec.template.destination.s3`), as does a COSI
+//!   bucket whose Secret lacks one; without an endpoint and a bucket the
+//!   migration exits 1.
 //!
-//! The Bucket is read as the HelmRelease cozystack-api stores it as
-//! (`bucket-cozy-backups`), from kube-apiserver, as the other lookups of the
-//! bundle are. The Secret is read by name, masked to its name: its data
-//! never reaches the policy, so the migration's further demand that both
-//! AWS keys be non-empty is not checked (README).
+//! The Secret's data is read masked to those four keys. The credentials
+//! are only tested for being non-empty, and never appear in a message; a
+//! snapshot copies them as a marker, never as they are.
 
-use shared::lookup::{GetResource, LookupError, get_optional};
+use shared::lookup::{
+    GetResource, ListAll, LookupError, get_optional, list_items, text as answer_text,
+};
 use shared::{FieldPath, Findings, Request, Value};
 
 use crate::rules::{ETCD_ADOPTION_NOT_CHECKED, ETCD_ADOPTION_TARGET};
@@ -42,12 +50,24 @@ const SKIP_BACKUP: &str = "spec.components.platform.values.migrations.etcdAdoptS
 
 pub const SECRET_NAMESPACE: &str = "cozy-velero";
 pub const SECRET_NAME: &str = "cozy-backups-creds";
+/// The credentials migration 50 needs non-empty.
+pub const CREDENTIALS: [&str; 2] = ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"];
+/// The coordinates it reads of the Secret.
+const BUCKET_NAME: &str = "bucketName";
+const ENDPOINT_KEY: &str = "endpoint";
+const SECRET_MASKS: &[&str] = &[
+    "data.AWS_ACCESS_KEY_ID",
+    "data.AWS_SECRET_ACCESS_KEY",
+    "data.bucketName",
+    "data.endpoint",
+];
 
-pub const RELEASE_API_VERSION: &str = "helm.toolkit.fluxcd.io/v2";
-pub const RELEASE_KIND: &str = "HelmRelease";
-pub const BUCKET_NAMESPACE: &str = "tenant-root";
-/// The Bucket `cozy-backups`, as the HelmRelease `bucket-` + its name.
-pub const BUCKET_RELEASE: &str = "bucket-cozy-backups";
+pub const CRD_API_VERSION: &str = "apiextensions.k8s.io/v1";
+pub const CRD_KIND: &str = "CustomResourceDefinition";
+const CLAIM_CRD: &str = "bucketclaims.objectstorage.k8s.io";
+pub const CLAIM_API_VERSION: &str = "objectstorage.k8s.io/v1alpha1";
+pub const CLAIM_KIND: &str = "BucketClaim";
+const CLAIM_MASKS: &[&str] = &["status.bucketName", "metadata.deletionTimestamp"];
 
 pub const STRATEGY_API_VERSION: &str = "strategy.backups.cozystack.io/v1alpha1";
 pub const STRATEGY_KIND: &str = "Etcd";
@@ -86,12 +106,81 @@ fn affirmative(value: Option<&Value>) -> bool {
     matches!(text.as_str(), "1" | "true" | "yes")
 }
 
-/// A text at `dotted` of a looked-up object, empty when absent.
+/// A text at `dotted` of a looked-up object, empty when absent or not a
+/// string (jq's `// ""`).
 fn text<'v>(object: &'v Value, dotted: &str) -> &'v str {
     FieldPath::parse(dotted)
         .resolve(object)
         .and_then(Value::as_str)
         .unwrap_or_default()
+}
+
+/// A key of the Secret as `secret_val` reads it: base64-decoded, every
+/// whitespace removed; `None` when the value is not base64, which no API
+/// server returns (the migration then aborts, `set -e`).
+fn secret_value(secret: &Value, key: &str) -> Option<String> {
+    use base64::Engine as _;
+    let encoded = secret
+        .get("data")
+        .and_then(|data| data.get(key))
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(encoded)
+        .ok()?;
+    Some(
+        String::from_utf8_lossy(&bytes)
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect(),
+    )
+}
+
+/// What `_cosi_bucket_claimed` answers.
+enum Claim {
+    /// A live BucketClaim claims the bucket: COSI-provisioned.
+    Cosi,
+    /// No claim of it, or no BucketClaim CRD: external storage.
+    External,
+    /// Only a terminating claim has it: the migration refuses to guess.
+    Terminating,
+}
+
+fn claim(request: &Request<'_>, bucket: &str) -> Result<Claim, LookupError> {
+    let cluster = request.cluster();
+    let crd = get_optional(
+        cluster,
+        &get(CRD_API_VERSION, CRD_KIND, CLAIM_CRD, None, NAME_MASK),
+    )?;
+    if crd.is_none() {
+        return Ok(Claim::External);
+    }
+    let answer = cluster.list_all(&ListAll {
+        api_version: CLAIM_API_VERSION,
+        kind: CLAIM_KIND,
+        label_selector: None,
+        field_selector: None,
+        field_masks: Some(CLAIM_MASKS),
+    })?;
+    let mut terminating = false;
+    for item in list_items(&answer)? {
+        if answer_text(&item, "status.bucketName")?.unwrap_or_default() != bucket {
+            continue;
+        }
+        // jq's `(.metadata.deletionTimestamp // "") == ""`.
+        let deleting = item
+            .pointer("/metadata/deletionTimestamp")
+            .is_some_and(|at| !matches!(at, Value::Null | Value::Bool(false)) && at != "");
+        if !deleting {
+            return Ok(Claim::Cosi);
+        }
+        terminating = true;
+    }
+    Ok(if terminating {
+        Claim::Terminating
+    } else {
+        Claim::External
+    })
 }
 
 /// What the lookups found.
@@ -101,6 +190,10 @@ enum Target {
     /// It cannot: why, and what to do.
     Missing(String),
 }
+
+const SECRET: &str = "Secret cozy-velero/cozy-backups-creds";
+const STRATEGY: &str = "the Strategy etcds.strategy.backups.cozystack.io cozy-default-etcd";
+const HALTS: &str = "so migration 50 exits 1 and halts the 1.6 upgrade";
 
 fn resolve(request: &Request<'_>) -> Result<Target, LookupError> {
     let cluster = request.cluster();
@@ -128,83 +221,126 @@ fn resolve(request: &Request<'_>) -> Result<Target, LookupError> {
             "Secret",
             SECRET_NAME,
             Some(SECRET_NAMESPACE),
-            NAME_MASK,
+            SECRET_MASKS,
         ),
     )?;
-    if secret.is_none() {
+    let Some(secret) = secret else {
         return Ok(Target::Missing(format!(
-            "Secret {SECRET_NAMESPACE}/{SECRET_NAME} does not exist: migration 50 reads the snapshot credentials \
-             from it, so it exits 1 and halts the 1.6 upgrade. Make the backup storage healthy (the cozy-backups \
-             Bucket of {BUCKET_NAMESPACE} and the backupstrategy-controller, which projects the Secret) before \
-             upgrading"
+            "{SECRET} does not exist: migration 50 reads the snapshot credentials from it, {HALTS}. Make the \
+             backup storage healthy (the backupstrategy-controller projects the Secret from the cozy-backups \
+             bucket's credentials) before upgrading"
         )));
-    }
-    let bucket = get_optional(
-        cluster,
-        &get(
-            RELEASE_API_VERSION,
-            RELEASE_KIND,
-            BUCKET_RELEASE,
-            Some(BUCKET_NAMESPACE),
-            NAME_MASK,
-        ),
-    )?;
-    if bucket.is_some() {
-        return Ok(Target::Resolved);
-    }
-    let masks = [ENDPOINT, BUCKET];
-    let strategy = get_optional(
-        cluster,
-        &get(
-            STRATEGY_API_VERSION,
-            STRATEGY_KIND,
-            STRATEGY_NAME,
-            None,
-            &masks,
-        ),
-    )?;
-    Ok(match strategy {
-        None => Target::Missing(format!(
-            "neither the Bucket {BUCKET_NAMESPACE}/cozy-backups nor the Strategy \
-             etcds.strategy.backups.cozystack.io {STRATEGY_NAME} exists: migration 50 takes the snapshot \
-             target from one of them, so it exits 1 and halts the 1.6 upgrade. Provision the cozy-backups \
-             Bucket, or configure the external backup storage so that the Strategy is rendered, before upgrading"
-        )),
-        Some(strategy)
-            if text(&strategy, ENDPOINT).is_empty() || text(&strategy, BUCKET).is_empty() =>
-        {
-            Target::Missing(format!(
-                "the Strategy etcds.strategy.backups.cozystack.io {STRATEGY_NAME} has no \
-                 {ENDPOINT} or {BUCKET}, and no cozy-backups Bucket exists in {BUCKET_NAMESPACE}: migration 50 \
-                 cannot resolve the snapshot target, so it exits 1 and halts the 1.6 upgrade. Set \
-                 backupStorage.endpoint and backupStorage.bucketName of the backupstrategy-controller before \
-                 upgrading"
-            ))
+    };
+    for key in CREDENTIALS {
+        if text(&secret, &format!("data.{key}")).is_empty() {
+            return Ok(Target::Missing(format!(
+                "{SECRET} has no {key}, or an empty one: migration 50 needs both AWS_ACCESS_KEY_ID and \
+                 AWS_SECRET_ACCESS_KEY to take the snapshot, {HALTS}. Make the backupstrategy-controller \
+                 project the bucket's credentials into it before upgrading"
+            )));
         }
-        Some(_) => Target::Resolved,
-    })
+    }
+    let (Some(mut bucket), Some(mut endpoint)) = (
+        secret_value(&secret, BUCKET_NAME),
+        secret_value(&secret, ENDPOINT_KEY),
+    ) else {
+        return Ok(Target::Missing(format!(
+            "{SECRET} holds a bucketName or endpoint that is not base64, {HALTS}"
+        )));
+    };
+    let claim = if bucket.is_empty() {
+        Claim::External
+    } else {
+        claim(request, &bucket)?
+    };
+    match claim {
+        Claim::Terminating => {
+            return Ok(Target::Missing(format!(
+                "bucket {bucket:?} of {SECRET} is claimed only by a terminating BucketClaim: migration 50 \
+                 cannot tell a COSI bucket mid-teardown from external storage that reuses the name, {HALTS}. \
+                 Resolve the claim (let COSI remove it, or clear its finalizer) before upgrading"
+            )));
+        }
+        Claim::Cosi => {}
+        // External storage: every coordinate from the Strategy.
+        Claim::External => {
+            bucket.clear();
+            endpoint.clear();
+        }
+    }
+    if bucket.is_empty() || endpoint.is_empty() {
+        let masks = [ENDPOINT, BUCKET];
+        let strategy = get_optional(
+            cluster,
+            &get(
+                STRATEGY_API_VERSION,
+                STRATEGY_KIND,
+                STRATEGY_NAME,
+                None,
+                &masks,
+            ),
+        )?;
+        if let Some(strategy) = &strategy {
+            if endpoint.is_empty() {
+                endpoint = text(strategy, ENDPOINT).to_owned();
+            }
+            if bucket.is_empty() {
+                bucket = text(strategy, BUCKET).to_owned();
+            }
+        }
+        if bucket.is_empty() || endpoint.is_empty() {
+            let from = match (&claim, &strategy) {
+                (Claim::Cosi, _) => format!(
+                    "the COSI bucket's {SECRET} lacks its {} and {STRATEGY} does not supply it",
+                    if endpoint.is_empty() {
+                        "endpoint"
+                    } else {
+                        "bucketName"
+                    }
+                ),
+                (_, None) => format!(
+                    "no live BucketClaim claims the bucket of {SECRET}, so the storage counts as external, \
+                     and {STRATEGY}, which external storage takes every coordinate from, does not exist"
+                ),
+                (_, Some(_)) => format!(
+                    "no live BucketClaim claims the bucket of {SECRET}, so the storage counts as external, \
+                     and {STRATEGY} has no {}",
+                    if endpoint.is_empty() {
+                        ENDPOINT
+                    } else {
+                        BUCKET
+                    }
+                ),
+            };
+            return Ok(Target::Missing(format!(
+                "{from}: migration 50 cannot resolve the snapshot target, {HALTS}. Set backupStorage.endpoint \
+                 and backupStorage.bucketName of the backupstrategy-controller (or provision the cozy-backups \
+                 bucket) before upgrading"
+            )));
+        }
+    }
+    Ok(Target::Resolved)
 }
 
 /// A legacy EtcdCluster: can migration 50 snapshot it before adoption?
 pub fn adoption_target(request: &Request<'_>, out: &mut Findings) {
-    let escape = format!(
-        " (a cluster that has no backup storage on purpose can take migration 50's escape hatch \
-         {SKIP_BACKUP} in Package {PLATFORM_PACKAGE}, and adopt {} without a snapshot)",
-        request.describe()
-    );
     match resolve(request) {
         Ok(Target::Resolved) => {}
         Ok(Target::Missing(why)) => {
             out.add(
                 ETCD_ADOPTION_TARGET,
                 FieldPath::root(),
-                format!("{why}{escape}"),
+                format!(
+                    "{why} (a cluster that has no backup storage on purpose can take migration 50's escape \
+                     hatch {SKIP_BACKUP} in Package {PLATFORM_PACKAGE}, and adopt {} without a snapshot)",
+                    request.describe()
+                ),
             );
         }
         Err(error) => out.add(
             ETCD_ADOPTION_NOT_CHECKED,
             FieldPath::root(),
-            format!("the snapshot target of migration 50 was not checked: {error}"),
+            format!("not checked: the snapshot target of migration 50 could not be read: {error}"),
         ),
     }
 }
@@ -232,5 +368,46 @@ mod tests {
             assert!(!affirmative(Some(&no)), "{no:?}");
         }
         assert!(!affirmative(None));
+    }
+
+    #[test]
+    fn secret_values_are_decoded_and_stripped_as_secret_val_does() {
+        let secret = serde_json::json!({"data": {
+            "bucketName": "IGNvenktYmFja3Vwcwo=", // " cozy-backups\n"
+            "endpoint": "",
+            "bad": "%%%"}});
+        assert_eq!(
+            secret_value(&secret, "bucketName").as_deref(),
+            Some("cozy-backups")
+        );
+        assert_eq!(secret_value(&secret, "endpoint").as_deref(), Some(""));
+        assert_eq!(secret_value(&secret, "absent").as_deref(), Some(""));
+        assert_eq!(secret_value(&secret, "bad"), None);
+    }
+
+    /// The masks the rule reads the Secret with and the keys metadata.yml
+    /// declares (the snapshot command copies exactly those) agree.
+    #[test]
+    fn the_secret_is_read_as_metadata_declares() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("metadata.yml");
+        let metadata = wasm_meta::metadata::Metadata::from_yaml_file(&path).unwrap();
+        let reads = metadata.secret_reads().unwrap();
+        let read = reads
+            .iter()
+            .find(|r| (r.namespace.as_str(), r.name.as_str()) == (SECRET_NAMESPACE, SECRET_NAME))
+            .unwrap();
+        assert_eq!(read.credentials, CREDENTIALS);
+        assert_eq!(read.values, [BUCKET_NAME, ENDPOINT_KEY]);
+        let masked: Vec<&str> = SECRET_MASKS
+            .iter()
+            .map(|m| m.trim_start_matches("data."))
+            .collect();
+        let mut named: Vec<&str> = CREDENTIALS
+            .iter()
+            .chain(&[BUCKET_NAME, ENDPOINT_KEY])
+            .copied()
+            .collect();
+        named.sort_unstable();
+        assert_eq!(masked, named);
     }
 }

@@ -6,23 +6,29 @@
 //! against the cluster around it, through the host's context-aware reads,
 //! and the objects whose meaning 1.6 changes:
 //!
+//! - [`migrations`]: the platform namespace without the ConfigMap that
+//!   makes the 1.6 chart run migrations 45–53 at all;
 //! - [`etcd`]: a legacy EtcdCluster while migration 50's snapshot target is
 //!   missing (the migration exits 1 and halts the upgrade);
 //! - [`seaweedfs`]: a SeaweedFS whose volumes make naming class S or MIXED,
-//!   which the 1.6 chart refuses to render;
+//!   or whose name pin is lifted, which the 1.6 chart refuses to render, or
+//!   whose filer database is already gone (migration 53 cannot help);
 //! - [`quota`]: tenants whose quotas 1.6's hierarchical quotas refuse or
 //!   clamp;
 //! - [`storage_class`]: node-local LINSTOR classes 1.6 propagates into
 //!   tenant clusters;
 //! - [`workers`]: what the Talos worker rollover changes for a tenant
-//!   cluster (remediation, md0, registry mirrors).
+//!   cluster (remediation, md0, registry mirrors, worker disks).
 //!
 //! Findings that block the upgrade or lose data are violations (a `fail` in
 //! PolicyReports; the policy runs in monitor mode), the rest warnings. A
 //! cluster read that gives no answer is never a verdict about the object:
-//! the rule says it did not check, in a warning.
+//! the rule says it did not check, as a denial (`*-not-checked`,
+//! [`shared::Level::NotCheckedFails`]), so audit-scanner records the object
+//! as `fail`, never as `pass`; monitor mode never rejects the write.
 
 mod etcd;
+mod migrations;
 mod quantity;
 mod quota;
 pub mod rules;
@@ -40,9 +46,15 @@ pub use rules::RULES;
 pub use settings::Settings;
 
 /// What the rules read of each object: the application specs, a
-/// StorageClass's provisioner, parameters and annotations.
-pub const READS: Reading =
-    Reading::Paths(&["spec", "provisioner", "parameters", "metadata.annotations"]);
+/// StorageClass's provisioner, parameters and annotations, when a stored
+/// object was created.
+pub const READS: Reading = Reading::Paths(&[
+    "spec",
+    "provisioner",
+    "parameters",
+    "metadata.annotations",
+    "metadata.creationTimestamp",
+]);
 
 shared::policy!(Settings, evaluate, READS);
 
@@ -76,8 +88,11 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
             request.required_object()?;
             etcd::adoption_target(request, &mut found);
         }
+        ("", "Namespace") if request.operation == Operation::Create => {
+            migrations::version_recorded(request, &mut found);
+        }
         (APPS_GROUP, seaweedfs::KIND) if request.operation == Operation::Create => {
-            seaweedfs::naming_class(request, &request.required_object()?, &mut found)?;
+            seaweedfs::judge(request, &request.required_object()?, &mut found)?;
         }
         (APPS_GROUP, quota::KIND) => {
             quota::hierarchy(request, &request.required_object()?, &mut found)?;
@@ -86,12 +101,15 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
             storage_class::propagation(&request.required_object()?, &mut found)?;
         }
         (APPS_GROUP, workers::KIND) => {
-            workers::judge(&request.required_object()?, &mut found)?;
+            let object = request.required_object()?;
+            workers::judge(&object, &mut found)?;
             if request.operation == Operation::Create {
                 workers::registry_mirrors(request, &mut found);
+                workers::disks(request, &object, &mut found)?;
             } else {
                 // What the stored object already earned is not this
-                // change's; the mirrors are the cluster's, not the object's.
+                // change's; the mirrors and the classes are the cluster's,
+                // not the object's, and audit-scanner's CREATE reads them.
                 let mut old = Findings::new();
                 workers::judge(&request.required_old_object()?, &mut old)?;
                 stored = Some(old);

@@ -2,17 +2,30 @@
 //! arithmetic.
 //!
 //! cozystack-api and cozystack-controller compare tenant quotas as
-//! `resource.Quantity` values (k8s.io/apimachinery
-//! `pkg/api/resource/quantity.go`). A policy module cannot carry
-//! apimachinery, and the Rust crates that parse quantities depend on
+//! `resource.Quantity` values (k8s.io/apimachinery v0.35
+//! `pkg/api/resource/quantity.go`, `suffix.go`). A policy module cannot
+//! carry apimachinery, and the Rust crates that parse quantities depend on
 //! k8s-openapi, which the bundle keeps out of modules; so this module reads
-//! the grammar itself, into whole nano-units (what `Quantity` keeps at most:
-//! finer values round up, as `ParseQuantity` rounds them), in an `i128`
-//! that no quota reaches.
+//! the grammar as `ParseQuantity` reads it (`parseQuantityString`, then the
+//! suffixer), into whole nano-units, in an `i128`:
+//!
+//! - a value finer than the nano rounds away from zero (`0.1n` is `1n`:
+//!   `amount.Round(amount, Nano.infScale(), inf.RoundUp)`);
+//! - a binary-suffixed value is capped at 2^63-1 units (`maxAllowed`);
+//! - a number without digits is zero (`.`, `-`, `Gi`: "if we stripped all
+//!   numerator positions, always return 0"); only the empty text is refused;
+//! - an exponent suffix is read as an `int64` and kept as an `int32`
+//!   (`e4294967296` is `e0`).
+//!
+//! `ParseQuantity` keeps arbitrary precision (`inf.Dec`); this type holds
+//! every value below about 1.7e29 units exactly and saturates beyond, where
+//! two such values compare equal.
 
 use std::fmt;
 
 const NANO: i128 = 1_000_000_000;
+/// `maxAllowed`: the cap of a binary-suffixed quantity, in nano-units.
+const BINARY_CAP: i128 = 9_223_372_036_854_775_807 * NANO;
 
 /// A quantity in nano-units.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
@@ -26,6 +39,7 @@ enum Scale {
     Decimal(i32),
 }
 
+/// `quantitySuffixer.interpret`.
 fn scale(suffix: &str) -> Option<Scale> {
     let binary = ["Ki", "Mi", "Gi", "Ti", "Pi", "Ei"];
     if let Some(n) = binary.iter().position(|s| *s == suffix) {
@@ -43,68 +57,115 @@ fn scale(suffix: &str) -> Option<Scale> {
         "P" => 15,
         "E" => 18,
         exponent => {
+            // `strconv.ParseInt(suffix[1:], 10, 64)`, then `int32(parsed)`.
             let digits = exponent.strip_prefix(['e', 'E'])?;
             let unsigned = digits.strip_prefix(['+', '-']).unwrap_or(digits);
             if unsigned.is_empty() || !unsigned.bytes().all(|b| b.is_ascii_digit()) {
                 return None;
             }
-            digits.parse().ok()?
+            let parsed: i64 = digits.parse().ok()?;
+            let [a, b, c, d, ..] = parsed.to_le_bytes();
+            i32::from_le_bytes([a, b, c, d])
         }
     };
     Some(Scale::Decimal(decimal))
 }
 
 /// `numerator / denominator`, rounded away from zero (quantities round up).
-fn divide_up(numerator: i128, denominator: i128) -> Option<i128> {
-    let quotient = numerator.checked_div(denominator)?;
-    let exact = quotient.checked_mul(denominator)? == numerator;
-    Some(if exact {
+fn divide_up(numerator: i128, denominator: i128) -> i128 {
+    let quotient = numerator / denominator;
+    if quotient * denominator == numerator {
         quotient
     } else {
         quotient + numerator.signum()
-    })
+    }
 }
 
-fn power_of_ten(exponent: u32) -> Option<i128> {
-    10_i128.checked_pow(exponent)
+/// `digits × 10^exponent` in nano-units, exactly while it fits.
+enum Magnitude {
+    Exact(i128),
+    TooLarge,
+}
+
+/// The value of a digit string times `10^shift` and `2^binary`, in
+/// nano-units, rounded away from zero; `TooLarge` past `i128`.
+fn magnitude(digits: &str, shift: i64, binary: u32) -> Magnitude {
+    // Trailing zeros move into the exponent, exactly.
+    let significant = digits.trim_end_matches('0');
+    if significant.is_empty() {
+        return Magnitude::Exact(0);
+    }
+    let zeros = i64::try_from(digits.len() - significant.len()).unwrap_or(i64::MAX);
+    let shift = shift.saturating_add(zeros);
+    let power = |n: u64| u32::try_from(n).ok().and_then(|n| 10_i128.checked_pow(n));
+    if binary == 0 && shift < 0 {
+        // The digits below the nano go, and, not being all zeros, round up.
+        let dropped = usize::try_from(shift.unsigned_abs()).unwrap_or(usize::MAX);
+        let Some(kept_len) = significant.len().checked_sub(dropped).filter(|n| *n > 0) else {
+            return Magnitude::Exact(1);
+        };
+        let (kept, _) = significant.split_at(kept_len);
+        return match kept.parse::<i128>() {
+            Ok(value) => Magnitude::Exact(value + 1),
+            Err(_) => Magnitude::TooLarge,
+        };
+    }
+    let scaled = significant
+        .parse::<i128>()
+        .ok()
+        .and_then(|value| value.checked_mul(1_i128.checked_shl(10 * binary)?));
+    let Some(value) = scaled else {
+        return Magnitude::TooLarge;
+    };
+    if shift >= 0 {
+        match power(shift.unsigned_abs()).and_then(|p| value.checked_mul(p)) {
+            Some(nano) => Magnitude::Exact(nano),
+            None => Magnitude::TooLarge,
+        }
+    } else {
+        // A binary value with more than nine fraction digits: the power of
+        // two first, then the division, as `inf.Dec` does it exactly.
+        Magnitude::Exact(match power(shift.unsigned_abs()) {
+            Some(p) => divide_up(value, p),
+            None => 1,
+        })
+    }
 }
 
 impl Quantity {
-    /// Reads a quantity as `ParseQuantity` does; `None` when it is not one
-    /// (or is too large for any quota).
+    /// Reads a quantity as `ParseQuantity` does; `None` when it refuses it.
     pub fn parse(text: &str) -> Option<Self> {
+        if text.is_empty() {
+            return None;
+        }
         let (negative, rest) = match text.as_bytes().first() {
             Some(b'-') => (true, text.get(1..)?),
             Some(b'+') => (false, text.get(1..)?),
             _ => (false, text),
         };
-        let number_end = rest
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        let whole_end = rest
+            .find(|c: char| !c.is_ascii_digit())
             .unwrap_or(rest.len());
-        let (number, suffix) = rest.split_at(number_end);
-        let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
-        if (whole.is_empty() && fraction.is_empty()) || fraction.contains('.') {
-            return None;
-        }
-        let digits = format!("{whole}{fraction}");
-        let mantissa: i128 = if digits.is_empty() {
-            0
-        } else {
-            digits.parse().ok()?
+        let (whole, after) = rest.split_at(whole_end);
+        let (fraction, suffix) = match after.strip_prefix('.') {
+            Some(after) => after.split_at(
+                after
+                    .find(|c: char| !c.is_ascii_digit())
+                    .unwrap_or(after.len()),
+            ),
+            None => ("", after),
         };
-        let fraction_digits = u32::try_from(fraction.len()).ok()?;
+        let fraction_digits = i64::try_from(fraction.len()).ok()?;
+        let digits = format!("{whole}{fraction}");
         let nano = match scale(suffix)? {
-            Scale::Binary(n) => {
-                let factor = 1_i128.checked_shl(10 * n)?;
-                let scaled = mantissa.checked_mul(factor)?.checked_mul(NANO)?;
-                divide_up(scaled, power_of_ten(fraction_digits)?)?
-            }
+            Scale::Binary(n) => match magnitude(&digits, 9 - fraction_digits, n) {
+                Magnitude::Exact(nano) => nano.min(BINARY_CAP),
+                Magnitude::TooLarge => BINARY_CAP,
+            },
             Scale::Decimal(exponent) => {
-                let shift = 9 + exponent - i32::try_from(fraction_digits).ok()?;
-                if shift >= 0 {
-                    mantissa.checked_mul(power_of_ten(shift.unsigned_abs())?)?
-                } else {
-                    divide_up(mantissa, power_of_ten(shift.unsigned_abs())?)?
+                match magnitude(&digits, 9 + i64::from(exponent) - fraction_digits, 0) {
+                    Magnitude::Exact(nano) => nano,
+                    Magnitude::TooLarge => i128::MAX,
                 }
             }
         };
@@ -123,6 +184,10 @@ impl Quantity {
 
     pub fn zero() -> Self {
         Self(0)
+    }
+
+    pub fn is_negative(self) -> bool {
+        self.0 < 0
     }
 
     pub fn plus(self, other: Self) -> Self {
@@ -207,10 +272,64 @@ mod tests {
     #[test]
     fn refuses_what_parse_quantity_refuses() {
         for bad in [
-            "", "two", "1.2.3", "4gi", "1e", "1e1.5", "Gi", ".", "1 Gi", "--1", "1KiB", "1e99",
+            "",
+            "two",
+            "1.2.3",
+            "4gi",
+            "1e",
+            "1e1.5",
+            "1 Gi",
+            " 1",
+            "--1",
+            "1KiB",
+            "1e-",
+            "ee5",
+            "1Mi3",
+            "1e3e3",
+            "1e99999999999999999999",
         ] {
             assert_eq!(Quantity::parse(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn takes_what_parse_quantity_takes() {
+        // No digits: zero, whatever the sign or suffix.
+        for zero in [".", "-", "+", "Gi", "m", "-.e5", "0", "000", "-0"] {
+            assert_eq!(Quantity::parse(zero), Some(Quantity::zero()), "{zero}");
+        }
+        // The exponent is an int64 kept as an int32.
+        assert_eq!(q("1e4294967296"), q("1"));
+        assert_eq!(q("1e+3"), q("1k"));
+        assert_eq!(q("1e003"), q("1k"));
+    }
+
+    #[test]
+    fn rounds_finer_than_the_nano_away_from_zero() {
+        // `ParseQuantity` rounds `inf.RoundUp` at the nano: what the
+        // chart's derived requests become (`0.0833333333333333` → 83333334n).
+        assert_eq!(q("0.0833333333333333"), q("83333334n"));
+        assert_eq!(q("0.3333333333333333"), q("333333334n"));
+        assert_eq!(q("0.1666666666666667"), q("166666667n"));
+        assert_eq!(q("0.33"), q("330m"));
+        assert_eq!(q("0.000000000000000001"), q("1n"));
+        assert_eq!(q("-0.1n"), q("-1n"));
+        assert_eq!(q("1.5n"), q("2n"));
+        assert_eq!(q("1e-10"), q("1n"));
+        assert_eq!(q("1.0000000001Ki"), q("1024000000103n"));
+        assert_eq!(q("0.000000001Ki"), q("1024n"));
+        assert_eq!(q("12345678901234567890e-30"), q("1n"));
+    }
+
+    #[test]
+    fn caps_binary_values_and_saturates_beyond_i128() {
+        let cap = q("9223372036854775807");
+        assert_eq!(q("8Ei"), cap);
+        assert_eq!(q("100000Ei"), cap);
+        assert_eq!(q("-8Ei"), Quantity::zero().minus(cap));
+        assert!(q("7Ei") < cap);
+        assert_eq!(q("1e99"), q("1e40"));
+        assert!(q("1e99") > q("1e28"));
     }
 
     #[test]

@@ -3,45 +3,57 @@
 //!
 //! Source: the v1.6 release notes ("Hierarchical tenant resource quotas":
 //! "A tenant's declared quota is now the budget for its whole sub-tree ...
-//! Findings sub-tenant quotas before upgrading. A parent quota lowered below
-//! the sum of its children emits a QuotaOvercommitted event"), and at
-//! v1.6.2:
+//! A parent quota lowered below the sum of its children emits a
+//! QuotaOvercommitted event"), and at v1.6.2 two components that read the
+//! same tenants differently, each followed as it is:
 //!
-//! - `pkg/registry/apps/application/quota.go`, the declaration-time gate in
-//!   cozystack-api: a sub-tenant's declared quota may not exceed, per key
-//!   the parent bounds, the parent's quota minus its siblings' declared
-//!   quotas minus the parent pool's usage (`ResourceQuota.status.used` of
-//!   the parent's namespace and its unbounded descendants, the per-key
-//!   maximum per namespace, in the rendered key space of
-//!   `renderedLimitKey`). A sub-tenant without a quota is allowed; so is
-//!   any key the parent does not bound. The root tenant is its own parent
-//!   there; it is judged by [`TENANT_QUOTA_OVERCOMMITTED`] instead.
-//! - cozystack-controller `internal/controller/tenantquota/pool.go`: every
-//!   bounded tenant is a pool; each bounded tenant is carved out of the
-//!   pool of its parent's nearest bounded ancestor; a pool whose carve-outs
-//!   exceed its budget is `Overcommitted` (the `QuotaOvercommitted` event,
-//!   `reconciler.go`), and its members are clamped to `max(budget -
-//!   carve-outs, 0)`; an unbounded tenant is a member of its nearest
-//!   bounded ancestor's pool.
-//!
-//! The controller compares the chart-rendered `tenant-quota` (declared
-//! values through `cozy-lib.resources.flatten`); the rule compares the
-//! declared values, which the flattening scales alike for every tenant.
+//! - cozystack-api's declaration-time gate,
+//!   `pkg/registry/apps/application/quota.go`, on the DECLARED values as it
+//!   decodes them ([`decode`]): a tenant whose `resourceQuotas` do not
+//!   decode is refused ([`TENANT_QUOTA_UNDECODABLE`]); a bounded tenant may
+//!   not exceed, per key its parent declares, the parent's quota minus its
+//!   siblings' (an undecodable sibling skipped whole) minus the parent
+//!   pool's usage ([`TENANT_QUOTA_EXCEEDS_PARENT`]; `parentPoolUsage`: the
+//!   parent's namespace and the descendants whose nearest bounded ancestor
+//!   it is, bounded meaning a decodable non-empty map, `null`s included,
+//!   usage as `ResourceQuota.status.used`, the per-key maximum in each
+//!   namespace, under `renderedLimitKey`). The parent is the tenant owning
+//!   the namespace the tenant is written in, so the root tenant is its own
+//!   parent, its siblings every tenant under it; a parent whose quotas do
+//!   not decode refuses the write with an internal error.
+//! - cozystack-controller's `internal/controller/tenantquota/`
+//!   (`reconciler.go` `snapshot`, `pool.go` `ComputePools`,
+//!   `Overcommitted`), on the chart-RENDERED `tenant-quota` ([`chart`]): a
+//!   tenant is bounded when that ResourceQuota's `.spec.hard` is not
+//!   empty; each bounded tenant is carved out of the pool of its parent's
+//!   nearest bounded ancestor; a pool whose carve-outs exceed its budget
+//!   on a rendered key is `Overcommitted` ([`TENANT_QUOTA_OVERCOMMITTED`])
+//!   and its members clamped to `max(budget - carve-outs, 0)`; an
+//!   unbounded tenant is a member of its nearest bounded ancestor's pool
+//!   ([`TENANT_QUOTA_UNBOUNDED`]).
 //!
 //! The tenant tree is one cluster-wide list of the Tenant HelmReleases
 //! (cozystack-api stores each Tenant as one, `spec.values` its spec), read
-//! from kube-apiserver; the pool usage one list of ResourceQuotas, read
-//! only when a sub-tenant's remaining budget is in question.
+//! from kube-apiserver; the ratios the chart divides by, the platform
+//! Package, read only when a tenant has sub-tenants to carve out; the pool
+//! usage one list of ResourceQuotas, read only when a sub-tenant's
+//! remaining budget is in question.
+
+mod chart;
+mod decode;
+mod go_float;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use shared::lookup::{ListAll, LookupError, list_items, text};
+use shared::lookup::{GetResource, ListAll, LookupError, get_optional, list_items, text};
 use shared::{Field, FieldError, FieldPath, Findings, Operation, Request, Value};
 
+use self::chart::{HardList, Plan, Ratios};
+use self::decode::{Quotas, Undecodable};
 use crate::quantity::Quantity;
 use crate::rules::{
     TENANT_QUOTA_EXCEEDS_PARENT, TENANT_QUOTA_NOT_CHECKED, TENANT_QUOTA_OVERCOMMITTED,
-    TENANT_QUOTA_UNBOUNDED,
+    TENANT_QUOTA_UNBOUNDED, TENANT_QUOTA_UNDECODABLE,
 };
 use crate::some;
 
@@ -58,12 +70,10 @@ const RELEASE_MASKS: &[&str] = &[
 pub const QUOTA_API_VERSION: &str = "v1";
 pub const QUOTA_KIND: &str = "ResourceQuota";
 const QUOTA_MASKS: &[&str] = &["metadata.namespace", "status.used"];
+const PACKAGE_MASKS: &[&str] = &[chart::RESOURCES];
 
 const ROOT_NAMESPACE: &str = "tenant-root";
 const PREFIX: &str = "tenant-";
-
-/// Declared quotas by key (the keys as written: `cpu`, `memory`, ...).
-type Quotas = BTreeMap<String, Quantity>;
 
 /// The namespace a tenant `app` created in `namespace` owns
 /// (`computeTenantNamespace`, `ownedNamespace`).
@@ -92,50 +102,12 @@ fn parent_namespace(namespace: &str) -> Option<String> {
     })
 }
 
-/// `renderedLimitKey`: the rendered ResourceQuota key that carries a
-/// declared key's budget.
-fn rendered_key(key: &str) -> String {
-    const RAW: &[&str] = &[
-        "pods",
-        "services",
-        "services.loadbalancers",
-        "services.nodeports",
-        "services.clusterip",
-        "configmaps",
-        "secrets",
-        "persistentvolumeclaims",
-        "replicationcontrollers",
-        "resourcequotas",
-    ];
-    match key {
-        "storage" => "requests.storage".to_owned(),
-        raw if RAW.contains(&raw) => raw.to_owned(),
-        other => format!("limits.{other}"),
-    }
+fn add(sum: &mut BTreeMap<String, Quantity>, key: &str, value: Quantity) {
+    let entry = sum.entry(key.to_owned()).or_insert_with(Quantity::zero);
+    *entry = entry.plus(value);
 }
 
-/// Quotas from a `resourceQuotas` map; keys whose value is not a quantity
-/// are left out (cozystack-api refuses them when they are written, and
-/// skips a sibling that carries them).
-fn quotas(map: Option<&Value>) -> Quotas {
-    map.and_then(Value::as_object)
-        .map(|entries| {
-            entries
-                .iter()
-                .filter_map(|(key, value)| Some((key.clone(), Quantity::of_value(value)?)))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn add(sum: &mut Quotas, more: &Quotas) {
-    for (key, value) in more {
-        let entry = sum.entry(key.clone()).or_insert_with(Quantity::zero);
-        *entry = entry.plus(*value);
-    }
-}
-
-/// One tenant of the tree.
+/// One tenant, as both components read it.
 #[derive(Debug, Clone)]
 struct Tenant {
     /// Where its HelmRelease is (its parent's namespace).
@@ -143,56 +115,52 @@ struct Tenant {
     /// The application's name (`tenant-<name>` is the release).
     name: String,
     owned: String,
-    declared: Quotas,
+    /// `resourceQuotas` as cozystack-api decodes them.
+    declared: Result<Quotas, Vec<Undecodable>>,
+    /// What the chart renders of them, which the controller counts.
+    plan: Plan,
 }
 
 impl Tenant {
-    fn bounded(&self) -> bool {
-        !self.declared.is_empty()
+    fn new(namespace: &str, name: &str, quotas: Option<&Value>) -> Self {
+        Self {
+            namespace: namespace.to_owned(),
+            name: name.to_owned(),
+            owned: owned_namespace(namespace, name),
+            declared: decode::quotas(quotas),
+            plan: Plan::of(quotas),
+        }
+    }
+
+    /// Bounded as cozystack-api counts it: a decodable, non-empty map.
+    fn declares(&self) -> bool {
+        self.declared.as_ref().is_ok_and(|q| !q.is_empty())
     }
 
     fn describe(&self) -> String {
         format!("Tenant {}/{}", self.namespace, self.name)
     }
+
+    fn is(&self, other: &Tenant) -> bool {
+        self.namespace == other.namespace && self.name == other.name
+    }
 }
 
-/// The tree: the judged tenant and every other one.
-struct Tree {
-    judged: Tenant,
-    others: Vec<Tenant>,
-}
-
-impl Tree {
-    fn all(&self) -> impl Iterator<Item = &Tenant> {
-        std::iter::once(&self.judged).chain(&self.others)
-    }
-
-    fn by_owned(&self, namespace: &str) -> Option<&Tenant> {
-        self.all().find(|t| t.owned == namespace)
-    }
-
-    /// The nearest bounded tenant at or above `namespace` (`poolRootOf`).
-    fn pool_root(&self, namespace: Option<String>) -> Option<&Tenant> {
-        let mut current = namespace;
-        while let Some(namespace) = current {
-            if let Some(tenant) = self.by_owned(&namespace).filter(|t| t.bounded()) {
-                return Some(tenant);
-            }
-            current = parent_namespace(&namespace);
+/// The nearest tenant at or above `namespace` that `bounded` counts
+/// (`poolRootOf`).
+fn pool_root<'t>(
+    tenants: &[&'t Tenant],
+    namespace: Option<String>,
+    bounded: &dyn Fn(&Tenant) -> bool,
+) -> Option<&'t Tenant> {
+    let mut current = namespace;
+    while let Some(namespace) = current {
+        if let Some(tenant) = tenants.iter().find(|t| t.owned == namespace && bounded(t)) {
+            return Some(tenant);
         }
-        None
+        current = parent_namespace(&namespace);
     }
-
-    /// The bounded tenants carved out of `root`'s pool (`ComputePools`).
-    fn carved_out_of(&self, root: &Tenant) -> Vec<&Tenant> {
-        self.all()
-            .filter(|t| t.bounded() && t.owned != root.owned)
-            .filter(|t| {
-                self.pool_root(parent_namespace(&t.owned))
-                    .is_some_and(|pool| pool.owned == root.owned)
-            })
-            .collect()
-    }
+    None
 }
 
 fn tenants(request: &Request<'_>) -> Result<Vec<Tenant>, LookupError> {
@@ -214,19 +182,18 @@ fn tenants(request: &Request<'_>) -> Result<Vec<Tenant>, LookupError> {
         let Some(app) = name.strip_prefix(PREFIX) else {
             continue;
         };
-        found.push(Tenant {
-            namespace: namespace.to_owned(),
-            name: app.to_owned(),
-            owned: owned_namespace(namespace, app),
-            declared: quotas(FieldPath::parse("spec.values.resourceQuotas").resolve(&release)),
-        });
+        let quotas = FieldPath::parse("spec.values.resourceQuotas").resolve(&release);
+        found.push(Tenant::new(namespace, app, quotas));
     }
     Ok(found)
 }
 
 /// The usage of every namespace in `members`: per namespace the per-key
 /// maximum over its ResourceQuotas, summed (`parentPoolUsage`).
-fn pool_usage(request: &Request<'_>, members: &BTreeSet<String>) -> Result<Quotas, LookupError> {
+fn pool_usage(
+    request: &Request<'_>,
+    members: &BTreeSet<String>,
+) -> Result<BTreeMap<String, Quantity>, LookupError> {
     let answer = request.cluster().list_all(&ListAll {
         api_version: QUOTA_API_VERSION,
         kind: QUOTA_KIND,
@@ -234,7 +201,7 @@ fn pool_usage(request: &Request<'_>, members: &BTreeSet<String>) -> Result<Quota
         field_selector: None,
         field_masks: Some(QUOTA_MASKS),
     })?;
-    let mut by_namespace: BTreeMap<String, Quotas> = BTreeMap::new();
+    let mut by_namespace: BTreeMap<String, BTreeMap<String, Quantity>> = BTreeMap::new();
     for quota in list_items(&answer)? {
         let Some(namespace) = text(&quota, "metadata.namespace")? else {
             continue;
@@ -242,22 +209,43 @@ fn pool_usage(request: &Request<'_>, members: &BTreeSet<String>) -> Result<Quota
         if !members.contains(namespace) {
             continue;
         }
-        let used = quotas(FieldPath::parse("status.used").resolve(&quota));
+        let used = FieldPath::parse("status.used").resolve(&quota);
         let max = by_namespace.entry(namespace.to_owned()).or_default();
-        for (key, value) in used {
-            let entry = max.entry(key).or_insert(value);
+        for (key, value) in used.and_then(Value::as_object).into_iter().flatten() {
+            let Some(value) = Quantity::of_value(value) else {
+                continue;
+            };
+            let entry = max.entry(key.clone()).or_insert(value);
             *entry = (*entry).max(value);
         }
     }
-    let mut total = Quotas::new();
+    let mut total = BTreeMap::new();
     for used in by_namespace.values() {
-        add(&mut total, used);
+        for (key, value) in used {
+            add(&mut total, key, *value);
+        }
     }
     Ok(total)
 }
 
-/// What the stored object declared at `key`, on UPDATE: a finding there is
-/// not introduced by this change when it is the same.
+/// The ratios the chart divides by: the platform Package's.
+fn ratios(request: &Request<'_>) -> Result<Ratios, LookupError> {
+    let package = get_optional(
+        request.cluster(),
+        &GetResource {
+            api_version: chart::PACKAGE_API_VERSION,
+            kind: chart::PACKAGE_KIND,
+            name: chart::PLATFORM_PACKAGE,
+            namespace: None,
+            disable_cache: false,
+            field_masks: Some(PACKAGE_MASKS),
+        },
+    )?;
+    Ok(Ratios::of_package(package.as_ref()))
+}
+
+/// What the stored object declared, on UPDATE: a finding there is not
+/// introduced by this change when it is the same.
 struct Stored(Option<Value>);
 
 impl Stored {
@@ -277,10 +265,31 @@ impl Stored {
         self.0.as_ref().is_some_and(|old| old.get(key) == now)
     }
 
-    fn was_bounded(&self) -> Option<bool> {
+    fn same_map(&self, now: Option<&Value>) -> bool {
         self.0
             .as_ref()
-            .map(|old| old.as_object().is_some_and(|o| !o.is_empty()))
+            .is_some_and(|old| Some(old) == now || (old.is_null() && now.is_none()))
+    }
+
+    /// Whether the stored object rendered no quota either.
+    fn was_unbounded(&self) -> bool {
+        self.0
+            .as_ref()
+            .is_some_and(|old| !Plan::of(Some(old)).bounded())
+    }
+}
+
+/// The judged Tenant and where its findings go.
+struct Judged<'a> {
+    request: &'a Request<'a>,
+    tenant: Tenant,
+    field: &'a Field<'a>,
+    stored: Stored,
+}
+
+impl Judged<'_> {
+    fn written(&self, key: &str) -> Option<&Value> {
+        self.field.json().and_then(|w| w.get(key))
     }
 }
 
@@ -295,124 +304,309 @@ pub fn hierarchy(
     }
     let field = object.at("spec.resourceQuotas")?;
     field.entries()?;
-    let written = field.json();
-    let stored = Stored::read(request)?;
-    let judged = Tenant {
-        namespace: request.namespace.to_string(),
-        name: request.name.to_string(),
-        owned: owned_namespace(&request.namespace, &request.name),
-        declared: quotas(written),
+    let judged = Judged {
+        request,
+        tenant: Tenant::new(&request.namespace, &request.name, field.json()),
+        field: &field,
+        stored: Stored::read(request)?,
     };
-    let others = match tenants(request) {
-        Ok(found) => found
-            .into_iter()
-            .filter(|t| !(t.namespace == judged.namespace && t.name == judged.name))
-            .collect(),
+    // cozystack-api decodes the tenant first, and refuses it on the spot.
+    if let Err(bad) = &judged.tenant.declared {
+        undecodable(&judged, bad, out);
+        return Ok(());
+    }
+    let listed = match tenants(request) {
+        Ok(found) => found,
         Err(error) => {
-            not_checked(out, &field, &error);
+            not_checked(out, field.path(), &error.to_string());
             return Ok(());
         }
     };
-    let tree = Tree { judged, others };
-    let judged = &tree.judged;
-    let value_at = |key: &str| written.and_then(|w| w.get(key));
-    if !judged.bounded() {
-        unbounded(&tree, &stored, &field, out);
-        return Ok(());
+    controller(&judged, &listed, out);
+    if judged.tenant.declares() {
+        exceeds_parent(&judged, &listed, out);
     }
-    // The pool this tenant roots: what its bounded sub-tenants take.
-    let carved = tree.carved_out_of(judged);
-    let mut carved_sum = Quotas::new();
-    for tenant in &carved {
-        add(&mut carved_sum, &tenant.declared);
-    }
-    for (key, budget) in &judged.declared {
-        let Some(sum) = carved_sum.get(key).filter(|sum| *sum > budget) else {
-            continue;
-        };
-        out.add_known(
-            stored.same(key, value_at(key)),
-            TENANT_QUOTA_OVERCOMMITTED,
-            field.path().key(key),
-            format!(
-                "{budget} is below the {sum} its sub-tenants declare ({}): Cozystack 1.6's tenant-quota \
-                 controller reports QuotaOvercommitted and leaves this tenant's own pool none of {key:?}, so \
-                 {} and its sub-tenants without a quota cannot start workloads that need it. Lower a sub-tenant's \
-                 quota or raise this one before upgrading",
-                some(
-                    &carved
-                        .iter()
-                        .filter(|t| t.declared.contains_key(key))
-                        .map(|t| t.describe())
-                        .collect::<Vec<_>>()
-                ),
-                judged.owned
-            ),
-        );
-    }
-    if judged.owned == ROOT_NAMESPACE {
-        return Ok(());
-    }
-    exceeds_parent(request, &tree, &stored, &field, out);
     Ok(())
 }
 
-/// A bounded sub-tenant against its parent's remaining budget.
-fn exceeds_parent(
-    request: &Request<'_>,
-    tree: &Tree,
-    stored: &Stored,
-    field: &Field<'_>,
-    out: &mut Findings,
-) {
-    let judged = &tree.judged;
-    let Some(parent) = tree.by_owned(&judged.namespace).filter(|p| p.bounded()) else {
-        return;
-    };
-    let mut siblings = Quotas::new();
-    for sibling in tree
-        .others
-        .iter()
-        .filter(|t| t.namespace == judged.namespace)
-    {
-        add(&mut siblings, &sibling.declared);
+/// The judged tenant's own values that cozystack-api cannot decode.
+fn undecodable(judged: &Judged<'_>, bad: &[Undecodable], out: &mut Findings) {
+    for value in bad {
+        let (path, already) = if value.key.is_empty() {
+            (
+                judged.field.path(),
+                judged.stored.same_map(judged.field.json()),
+            )
+        } else {
+            (
+                judged.field.path().key(&value.key),
+                judged.stored.same(&value.key, judged.written(&value.key)),
+            )
+        };
+        out.add_known(
+            already,
+            TENANT_QUOTA_UNDECODABLE,
+            path,
+            format!(
+                "{} is {}: Cozystack 1.6's cozystack-api decodes resourceQuotas as one map of quantities, \
+                 so it refuses every write of this tenant (\"decode tenant values\"), and skips the whole map \
+                 where it sums sibling quotas. Write a quantity (\"2\", \"500m\", \"4Gi\") before upgrading",
+                value.value, value.why
+            ),
+        );
     }
-    let mut members: BTreeSet<String> = tree
-        .all()
-        .filter(|t| {
-            tree.pool_root(Some(t.owned.clone()))
-                .is_some_and(|pool| pool.owned == parent.owned)
-        })
-        .map(|t| t.owned.clone())
+}
+
+/// The controller's view: the judged tenant's rendered `tenant-quota`
+/// against its sub-tenants', or its pool.
+fn controller(judged: &Judged<'_>, listed: &[Tenant], out: &mut Findings) {
+    let me = &judged.tenant;
+    // The tree as the controller will see it once this write applies.
+    let tree: Vec<&Tenant> = std::iter::once(me)
+        .chain(listed.iter().filter(|t| !t.is(me)))
         .collect();
-    members.insert(parent.owned.clone());
-    members.remove(&judged.owned);
-    let used = match pool_usage(request, &members) {
-        Ok(used) => used,
+    let ancestor = pool_root(&tree, parent_namespace(&me.owned), &|t| t.plan.bounded());
+    // The bounded tenants the judged one would carve, were it bounded.
+    let carved: Vec<&Tenant> = tree
+        .iter()
+        .copied()
+        .filter(|t| !t.is(me) && t.plan.bounded())
+        .filter(|t| {
+            pool_root(&tree, parent_namespace(&t.owned), &|u| {
+                u.is(me) || u.plan.bounded()
+            })
+            .is_some_and(|root| root.is(me))
+        })
+        .collect();
+    match &me.plan {
+        Plan::Refused { key, why } if ancestor.is_some() || !carved.is_empty() => {
+            let at = if key.is_empty() {
+                "spec.resourceQuotas".to_owned()
+            } else {
+                format!("spec.resourceQuotas.{key}")
+            };
+            not_checked(
+                out,
+                judged.field.path(),
+                &format!(
+                    "Helm refuses to render {at} ({why}), so the tenant-quota Cozystack 1.6's controller \
+                     counts for this tenant (whatever an earlier release left, or none) cannot be told"
+                ),
+            );
+        }
+        Plan::Refused { .. } => {}
+        Plan::NoQuota { nulls } => {
+            if let Some(pool) = ancestor {
+                unbounded(judged, pool, nulls, out);
+            }
+        }
+        Plan::Quota(_) if carved.is_empty() => {}
+        Plan::Quota(_) => overcommitted(judged, &carved, out),
+    }
+}
+
+/// The judged tenant's pool against its bounded sub-tenants' carve-outs,
+/// per rendered key (`Overcommitted`).
+fn overcommitted(judged: &Judged<'_>, carved: &[&Tenant], out: &mut Findings) {
+    let me = &judged.tenant;
+    let ratios = match ratios(judged.request) {
+        Ok(ratios) => ratios,
         Err(error) => {
-            not_checked(out, field, &error);
+            not_checked(out, judged.field.path(), &error.to_string());
             return;
         }
     };
-    let written = field.json();
-    for (key, wanted) in &judged.declared {
-        let Some(allowed) = parent.declared.get(key) else {
+    let mut rendered: Vec<(&Tenant, HardList)> = Vec::new();
+    let mut budget = None;
+    for tenant in std::iter::once(me).chain(carved.iter().copied()) {
+        match tenant.plan.hard(&ratios) {
+            Ok(hard) if tenant.is(me) => budget = Some(hard),
+            Ok(hard) => rendered.push((tenant, hard)),
+            Err(ratio) => {
+                not_checked(
+                    out,
+                    judged.field.path(),
+                    &ratio.problem().unwrap_or_default(),
+                );
+                return;
+            }
+        }
+    }
+    let budget = budget.unwrap_or_default();
+    let mut sums: BTreeMap<String, Quantity> = BTreeMap::new();
+    for (_, hard) in &rendered {
+        for (key, value) in hard {
+            add(&mut sums, key, value.value);
+        }
+    }
+    // Per declared key: its copied key first, then what the chart derives.
+    let mut reported = BTreeSet::new();
+    for (key, hard) in budget
+        .iter()
+        .filter(|(_, h)| !h.derived)
+        .chain(budget.iter().filter(|(_, h)| h.derived))
+    {
+        let Some(sum) = sums.get(key).filter(|sum| **sum > hard.value) else {
+            continue;
+        };
+        if !reported.insert(hard.declared.clone()) {
+            continue;
+        }
+        let names = some(
+            &rendered
+                .iter()
+                .filter(|(_, h)| h.iter().any(|(k, _)| k == key))
+                .map(|(t, _)| t.describe())
+                .collect::<Vec<_>>(),
+        );
+        let declared = &hard.declared;
+        let message = if hard.derived {
+            let ratio = match declared.as_str() {
+                "cpu" => ratios.cpu.describe(),
+                "memory" => format!("{}, then whole bytes", ratios.memory.describe()),
+                _ => format!("{}, then whole bytes", ratios.ephemeral_storage.describe()),
+            };
+            format!(
+                "renders {key} {} in its tenant-quota, below the {sum} its sub-tenants' tenant-quotas render \
+                 ({names}): the chart derives {key} from {declared:?} (divided by {ratio}, with Sprig's decimal \
+                 divf) and Kubernetes rounds each value up to the nano, so Cozystack 1.6's tenant-quota controller \
+                 reports QuotaOvercommitted and leaves this tenant's own pool none of {key}, so {} and its \
+                 sub-tenants without a quota cannot start workloads that request it. Raise this quota or lower a \
+                 sub-tenant's before upgrading",
+                hard.value, me.owned
+            )
+        } else {
+            format!(
+                "{} is below the {sum} its sub-tenants declare ({names}): Cozystack 1.6's tenant-quota \
+                 controller reports QuotaOvercommitted and leaves this tenant's own pool none of {declared:?}, so \
+                 {} and its sub-tenants without a quota cannot start workloads that need it. Lower a sub-tenant's \
+                 quota or raise this one before upgrading",
+                hard.value, me.owned
+            )
+        };
+        out.add_known(
+            judged.stored.same(declared, judged.written(declared)),
+            TENANT_QUOTA_OVERCOMMITTED,
+            judged.field.path().key(declared),
+            message,
+        );
+    }
+}
+
+/// A tenant that renders no quota under a bounded ancestor.
+fn unbounded(judged: &Judged<'_>, pool: &Tenant, nulls: &[String], out: &mut Findings) {
+    let message = if nulls.is_empty() {
+        format!(
+            "is empty under the budget of {}: 1.5 bounds this tenant by nothing, 1.6 makes it share that budget \
+             (tenant-quota-allocated); declare its own quotas or accept sharing",
+            pool.describe()
+        )
+    } else {
+        format!(
+            "sets only null ({}), which the platform's Helm drops, so the chart renders no tenant-quota and Cozystack \
+             1.6's controller counts this tenant as unbounded under the budget of {} (cozystack-api counts it as \
+             bounded, at 0): it shares that budget (tenant-quota-allocated); declare its quotas as quantities or \
+             accept sharing",
+            nulls.join(", "),
+            pool.describe()
+        )
+    };
+    out.add_known(
+        judged.stored.was_unbounded(),
+        TENANT_QUOTA_UNBOUNDED,
+        judged.field.path(),
+        message,
+    );
+}
+
+/// cozystack-api's gate (`validateTenantResourceQuotas`), on the stored
+/// HelmReleases as it reads them.
+fn exceeds_parent(judged: &Judged<'_>, listed: &[Tenant], out: &mut Findings) {
+    let me = &judged.tenant;
+    let Ok(wanted) = &me.declared else {
+        return;
+    };
+    // `parentTenantHelmReleaseRef`: the tenant owning the namespace this
+    // one is written in (for the root, the root itself).
+    let Some(parent) = listed.iter().find(|t| t.owned == me.namespace) else {
+        return;
+    };
+    let allowed = match &parent.declared {
+        Ok(allowed) if allowed.is_empty() => return,
+        Ok(allowed) => allowed,
+        Err(bad) => {
+            let first = bad.first().map(|b| b.key.as_str()).unwrap_or_default();
+            out.add_known(
+                judged.stored.same_map(judged.field.json()),
+                TENANT_QUOTA_UNDECODABLE,
+                judged.field.path(),
+                format!(
+                    "the quotas of its parent {} do not decode (spec.resourceQuotas.{first}: {}): Cozystack 1.6's \
+                     cozystack-api reads them to judge this tenant's quotas, and refuses every write of this tenant \
+                     with an internal error until they do. Fix the parent's quotas before upgrading",
+                    parent.describe(),
+                    bad.first().map(|b| b.why).unwrap_or_default()
+                ),
+            );
+            return;
+        }
+    };
+    let mut siblings = BTreeMap::new();
+    for sibling in listed
+        .iter()
+        .filter(|t| t.namespace == me.namespace && t.name != me.name)
+    {
+        // "A malformed sibling must not block an unrelated tenant write".
+        for (key, value) in sibling.declared.iter().flatten() {
+            add(&mut siblings, key, *value);
+        }
+    }
+    let all: Vec<&Tenant> = listed.iter().collect();
+    let mut members: BTreeSet<String> = listed
+        .iter()
+        .filter(|t| t.owned != me.owned)
+        .filter(|t| {
+            pool_root(&all, Some(t.owned.clone()), &Tenant::declares)
+                .is_some_and(|root| root.owned == me.namespace)
+        })
+        .map(|t| t.owned.clone())
+        .collect();
+    members.insert(me.namespace.clone());
+    members.remove(&me.owned);
+    let used = match pool_usage(judged.request, &members) {
+        Ok(used) => used,
+        Err(error) => {
+            not_checked(out, judged.field.path(), &error.to_string());
+            return;
+        }
+    };
+    for (key, allowed) in allowed {
+        let Some(wanted) = wanted.get(key) else {
             continue;
         };
         let allocated = siblings.get(key).copied().unwrap_or_default();
-        let in_use = used.get(&rendered_key(key)).copied().unwrap_or_default();
+        let in_use = used
+            .get(&chart::limit_key(key))
+            .copied()
+            .unwrap_or_default();
         let remaining = allowed.minus(allocated).minus(in_use);
         if *wanted <= remaining {
             continue;
         }
+        let root = if me.owned == ROOT_NAMESPACE {
+            " (cozystack-api takes the root tenant as its own parent, and every other tenant of tenant-root \
+             as its sibling)"
+        } else {
+            ""
+        };
         out.add_known(
-            stored.same(key, written.and_then(|w| w.get(key))),
+            judged.stored.same(key, judged.written(key)),
             TENANT_QUOTA_EXCEEDS_PARENT,
-            field.path().key(key),
+            judged.field.path().key(key),
             format!(
                 "requested {wanted} exceeds the parent tenant's remaining {key:?} quota of {remaining} \
                  ({} allows {allowed}, {allocated} already allocated to sibling tenants, {in_use} currently \
-                 in use by the parent pool): Cozystack 1.6 refuses this tenant at its next write and carves \
+                 in use by the parent pool){root}: Cozystack 1.6 refuses this tenant at its next write and carves \
                  the whole {wanted} out of the parent's budget. Lower it, or raise the parent's, before upgrading",
                 parent.describe()
             ),
@@ -420,30 +614,11 @@ fn exceeds_parent(
     }
 }
 
-/// A sub-tenant without a quota under a bounded ancestor.
-fn unbounded(tree: &Tree, stored: &Stored, field: &Field<'_>, out: &mut Findings) {
-    let judged = &tree.judged;
-    let Some(pool) = tree.pool_root(parent_namespace(&judged.owned)) else {
-        return;
-    };
-    let message = format!(
-        "is empty under the budget of {}: 1.5 bounds this tenant by nothing, 1.6 makes it share that budget \
-         (tenant-quota-allocated); declare its own quotas or accept sharing",
-        pool.describe()
-    );
-    out.add_known(
-        stored.was_bounded() == Some(false),
-        TENANT_QUOTA_UNBOUNDED,
-        field.path(),
-        message,
-    );
-}
-
-fn not_checked(out: &mut Findings, field: &Field<'_>, error: &LookupError) {
+fn not_checked(out: &mut Findings, path: FieldPath, reason: &str) {
     out.add(
         TENANT_QUOTA_NOT_CHECKED,
-        field.path(),
-        format!("the tenant quotas were not checked: {error}"),
+        path,
+        format!("the tenant quotas were not checked: {reason}"),
     );
 }
 
@@ -466,10 +641,10 @@ mod tests {
             Some("tenant-foo")
         );
         assert_eq!(parent_namespace("cozy-system"), None);
-        assert_eq!(rendered_key("cpu"), "limits.cpu");
-        assert_eq!(rendered_key("storage"), "requests.storage");
+        assert_eq!(chart::limit_key("cpu"), "limits.cpu");
+        assert_eq!(chart::limit_key("storage"), "requests.storage");
         assert_eq!(
-            rendered_key("services.loadbalancers"),
+            chart::limit_key("services.loadbalancers"),
             "services.loadbalancers"
         );
     }

@@ -4,6 +4,24 @@ use shared::{Catalogue, Level, Rule};
 
 const POLICY: &str = env!("CARGO_PKG_NAME");
 
+/// The platform namespace without the ConfigMap the migration hook needs.
+pub const MIGRATION_VERSION_MISSING: Rule = Rule {
+    policy: POLICY,
+    id: "migration-version-missing",
+    level: Level::Deny,
+    summary: "Namespace `cozy-system` without ConfigMap `cozystack-version`, so the 1.6 chart skips migrations 45-53",
+    source: "`packages/core/platform/templates/migration-hook.yaml` (`lookup` of the ConfigMap), `templates/cozystack-version.yaml`",
+};
+
+/// The ConfigMap could not be read.
+pub const MIGRATION_VERSION_NOT_CHECKED: Rule = Rule {
+    policy: POLICY,
+    id: "migration-version-not-checked",
+    level: Level::NotCheckedFails,
+    summary: "a cluster read failed, so whether the migrations run was not checked",
+    source: "cluster lookups",
+};
+
 /// A legacy EtcdCluster while migration 50's snapshot target is missing.
 pub const ETCD_ADOPTION_TARGET: Rule = Rule {
     policy: POLICY,
@@ -17,7 +35,7 @@ pub const ETCD_ADOPTION_TARGET: Rule = Rule {
 pub const ETCD_ADOPTION_NOT_CHECKED: Rule = Rule {
     policy: POLICY,
     id: "etcd-adoption-not-checked",
-    level: Level::Warn,
+    level: Level::NotCheckedFails,
     summary: "a cluster read failed, so the snapshot target was not checked",
     source: "cluster lookups",
 };
@@ -31,47 +49,74 @@ pub const SEAWEEDFS_NAMING: Rule = Rule {
     source: "1.6 release notes, pre-upgrade check 2; `packages/extra/seaweedfs/templates/seaweedfs.yaml`, `packages/system/seaweedfs/templates/naming-guard.yaml`, `_naming.tpl`",
 };
 
+/// A SeaweedFS whose `<name>-system` release lifts the name pin.
+pub const SEAWEEDFS_FULLNAME_OVERRIDE: Rule = Rule {
+    policy: POLICY,
+    id: "seaweedfs-fullname-override",
+    level: Level::Deny,
+    summary: "a SeaweedFS whose `<name>-system` HelmRelease sets `seaweedfs.fullnameOverride` other than `seaweedfs`, which the 1.6 chart refuses to render",
+    source: "`packages/system/seaweedfs/templates/naming-guard.yaml` (the pin check), `values.yaml`",
+};
+
+/// A stored SeaweedFS whose filer database is gone.
+pub const SEAWEEDFS_DB_DELETED: Rule = Rule {
+    policy: POLICY,
+    id: "seaweedfs-db-deleted",
+    level: Level::Deny,
+    summary: "a stored SeaweedFS (not `Client`) without `Cluster/seaweedfs-db` in its namespace: its filer metadata is lost, and migration 53 cannot recover it",
+    source: "`packages/core/platform/images/migrations/migrations/53`, `lib/seaweedfs-db-adopt.sh`",
+};
+
 /// The SeaweedFS lookups gave no answer.
 pub const SEAWEEDFS_NAMING_NOT_CHECKED: Rule = Rule {
     policy: POLICY,
     id: "seaweedfs-naming-not-checked",
-    level: Level::Warn,
-    summary: "a cluster read failed, so the SeaweedFS naming class was not checked",
+    level: Level::NotCheckedFails,
+    summary: "a cluster read failed, so the SeaweedFS checks (naming class, name pin, filer database) were not made",
     source: "cluster lookups",
 };
 
-/// A tenant whose budget is below what its bounded sub-tenants declare.
+/// A tenant whose rendered budget is below what its bounded sub-tenants render.
 pub const TENANT_QUOTA_OVERCOMMITTED: Rule = Rule {
     policy: POLICY,
     id: "tenant-quota-overcommitted",
     level: Level::Deny,
-    summary: "a tenant whose `resourceQuotas` are below the sum of its bounded sub-tenants' (`QuotaOvercommitted`)",
-    source: "1.6 release notes, hierarchical quotas; cozystack-controller `internal/controller/tenantquota/pool.go` (`Overcommitted`)",
+    summary: "a tenant whose rendered `tenant-quota` is below, on any key, the sum its bounded sub-tenants render (`QuotaOvercommitted`), with the chart's ratios and decimal arithmetic",
+    source: "1.6 release notes, hierarchical quotas; cozystack-controller `internal/controller/tenantquota/pool.go` (`Overcommitted`), `reconciler.go` (`snapshot`); `packages/apps/tenant/templates/quota.yaml`, cozy-lib `_resources.tpl`",
 };
 
-/// A sub-tenant declaring more than its parent has left.
+/// A tenant declaring more than its parent has left.
 pub const TENANT_QUOTA_EXCEEDS_PARENT: Rule = Rule {
     policy: POLICY,
     id: "tenant-quota-exceeds-parent",
     level: Level::Deny,
-    summary: "a sub-tenant whose `resourceQuotas` exceed its parent's remaining budget, which 1.6's declaration-time gate refuses",
-    source: "`pkg/registry/apps/application/quota.go` (`validateTenantResourceQuotas`)",
+    summary: "a tenant whose `resourceQuotas` exceed its parent's remaining budget (the root being its own parent), which 1.6's declaration-time gate refuses",
+    source: "`pkg/registry/apps/application/quota.go` (`validateTenantResourceQuotas`, `parentPoolUsage`)",
 };
 
-/// A sub-tenant without a quota under a bounded ancestor.
+/// A sub-tenant that renders no quota under a bounded ancestor.
 pub const TENANT_QUOTA_UNBOUNDED: Rule = Rule {
     policy: POLICY,
     id: "tenant-quota-unbounded",
     level: Level::Setting,
-    summary: "a sub-tenant without `resourceQuotas` under a tenant with a budget, which 1.6 clamps to that budget",
+    summary: "a sub-tenant that renders no `tenant-quota` (no `resourceQuotas`, or only `null`s) under a tenant with a budget, which 1.6 clamps to that budget",
     source: "1.6 release notes, hierarchical quotas; `internal/controller/tenantquota/pool.go` (`ComputePools`)",
+};
+
+/// A tenant whose quotas, or whose parent's, cozystack-api cannot decode.
+pub const TENANT_QUOTA_UNDECODABLE: Rule = Rule {
+    policy: POLICY,
+    id: "tenant-quota-undecodable",
+    level: Level::Deny,
+    summary: "a tenant whose `resourceQuotas`, or whose parent's, cozystack-api cannot decode as a map of quantities, so 1.6 refuses every write of it",
+    source: "`pkg/registry/apps/application/quota.go` (`parseDeclaredQuotas`, `parentTenantDeclaredQuotas`); k8s.io/apimachinery `Quantity.UnmarshalJSON`",
 };
 
 /// The tenant tree could not be read.
 pub const TENANT_QUOTA_NOT_CHECKED: Rule = Rule {
     policy: POLICY,
     id: "tenant-quota-not-checked",
-    level: Level::Warn,
+    level: Level::NotCheckedFails,
     summary: "a cluster read failed, so the tenant quotas were not checked",
     source: "cluster lookups",
 };
@@ -112,6 +157,33 @@ pub const IMPLICIT_MD0: Rule = Rule {
     source: "1.6 release notes, Talos workers; `packages/core/platform/images/migrations/migrations/47`",
 };
 
+/// Worker disks on a class that cannot give them ReadWriteMany.
+pub const WORKER_DISK_CLASS_REFUSED: Rule = Rule {
+    policy: POLICY,
+    id: "worker-disk-class-refused",
+    level: Level::Deny,
+    summary: "a Kubernetes cluster whose worker disks 1.6 puts on a missing StorageClass or a LINSTOR class without DRBD, which stalls the Talos rollover",
+    source: "1.6 release notes, Talos workers; v1.6.2 `packages/apps/kubernetes/templates/cluster.yaml` (worker DataVolume `storageClassName`)",
+};
+
+/// Worker disks on a class the bundle cannot vouch for.
+pub const WORKER_DISK_CLASS_UNVERIFIED: Rule = Rule {
+    policy: POLICY,
+    id: "worker-disk-class-unverified",
+    level: Level::Warn,
+    summary: "a Kubernetes cluster whose worker disks 1.6 puts on a class that is not LINSTOR's, whose ReadWriteMany comes from its CDI StorageProfile",
+    source: "v1.6.2 `packages/apps/kubernetes/templates/cluster.yaml`",
+};
+
+/// The StorageClasses could not be read.
+pub const WORKER_DISK_NOT_CHECKED: Rule = Rule {
+    policy: POLICY,
+    id: "worker-disk-not-checked",
+    level: Level::NotCheckedFails,
+    summary: "a cluster read failed, so the worker disks' StorageClass was not checked",
+    source: "cluster lookups",
+};
+
 /// Registry mirrors that 1.6's Talos workers no longer receive.
 pub const REGISTRY_MIRRORS: Rule = Rule {
     policy: POLICY,
@@ -125,7 +197,7 @@ pub const REGISTRY_MIRRORS: Rule = Rule {
 pub const REGISTRY_MIRRORS_NOT_CHECKED: Rule = Rule {
     policy: POLICY,
     id: "registry-mirrors-not-checked",
-    level: Level::Warn,
+    level: Level::NotCheckedFails,
     summary: "a cluster read failed, so the registry mirrors were not checked",
     source: "cluster lookups",
 };
@@ -134,18 +206,26 @@ pub const REGISTRY_MIRRORS_NOT_CHECKED: Rule = Rule {
 pub const RULES: Catalogue = Catalogue {
     policy: POLICY,
     own: &[
+        MIGRATION_VERSION_MISSING,
+        MIGRATION_VERSION_NOT_CHECKED,
         ETCD_ADOPTION_TARGET,
         ETCD_ADOPTION_NOT_CHECKED,
         SEAWEEDFS_NAMING,
+        SEAWEEDFS_FULLNAME_OVERRIDE,
+        SEAWEEDFS_DB_DELETED,
         SEAWEEDFS_NAMING_NOT_CHECKED,
         TENANT_QUOTA_OVERCOMMITTED,
         TENANT_QUOTA_EXCEEDS_PARENT,
         TENANT_QUOTA_UNBOUNDED,
+        TENANT_QUOTA_UNDECODABLE,
         TENANT_QUOTA_NOT_CHECKED,
         LINSTOR_NODE_LOCAL_PROPAGATED,
         LINSTOR_ANNOTATION_IGNORED,
         WORKER_REMEDIATION,
         IMPLICIT_MD0,
+        WORKER_DISK_CLASS_REFUSED,
+        WORKER_DISK_CLASS_UNVERIFIED,
+        WORKER_DISK_NOT_CHECKED,
         REGISTRY_MIRRORS,
         REGISTRY_MIRRORS_NOT_CHECKED,
     ],

@@ -24,12 +24,39 @@
 //!
 //! One list of the namespace's PVCs (names only) and one of its SeaweedFS
 //! StatefulSets (by the same label, names only).
+//!
+//! Two more checks of the same application ([`pinned_name`], [`database`]):
+//!
+//! - the enforcing guard first refuses to render at all unless
+//!   `seaweedfs.fullnameOverride` is exactly `seaweedfs` (`naming-guard.yaml`,
+//!   `dig "fullnameOverride" ""`), whatever the naming class: the chart's
+//!   `values.yaml` pins it, so only the `<name>-system` HelmRelease's own
+//!   `spec.values` can change it (a `null` there deletes the pin);
+//! - migration 53 (`migrations/53`, `lib/seaweedfs-db-adopt.sh`) hands the
+//!   filer database `Cluster/seaweedfs-db` (`postgresql.cnpg.io`) of the
+//!   namespace over to the `<name>-db` release and pins it with `keep`, but
+//!   "cannot recover a Cluster that is ALREADY deleted": CNPG took the PVC
+//!   with it, and with it the filer metadata of every object. A stored
+//!   SeaweedFS (one with a `creationTimestamp`, as audit-scanner and a
+//!   snapshot replay it) that is not `Client` has that Cluster, or has lost
+//!   it.
 
-use shared::lookup::{ListByNamespace, LookupError, list_items, text};
-use shared::{Field, FieldError, FieldPath, Findings, Request};
+use shared::lookup::{GetResource, ListByNamespace, LookupError, get_optional, list_items, text};
+use shared::{Field, FieldError, FieldPath, Findings, Request, Value};
 
-use crate::rules::{SEAWEEDFS_NAMING, SEAWEEDFS_NAMING_NOT_CHECKED};
+use crate::rules::{
+    SEAWEEDFS_DB_DELETED, SEAWEEDFS_FULLNAME_OVERRIDE, SEAWEEDFS_NAMING,
+    SEAWEEDFS_NAMING_NOT_CHECKED,
+};
 use crate::some;
+
+pub const RELEASE_API_VERSION: &str = "helm.toolkit.fluxcd.io/v2";
+pub const RELEASE_KIND: &str = "HelmRelease";
+const PIN: &str = "spec.values.seaweedfs.fullnameOverride";
+const PINNED: &str = "seaweedfs";
+pub const DATABASE_API_VERSION: &str = "postgresql.cnpg.io/v1";
+pub const DATABASE_KIND: &str = "Cluster";
+pub const DATABASE: &str = "seaweedfs-db";
 
 pub const KIND: &str = "SeaweedFS";
 const NAME_MASK: &[&str] = &["metadata.name"];
@@ -122,8 +149,28 @@ fn generations(request: &Request<'_>, prefix: &str) -> Result<Generations, Looku
     Ok(found)
 }
 
-/// A SeaweedFS application: the class its namespace's volumes make.
-pub fn naming_class(
+fn get<'a>(
+    request: &'a Request<'_>,
+    api_version: &'a str,
+    kind: &'a str,
+    name: &'a str,
+    masks: &'a [&'a str],
+) -> Result<Option<Value>, LookupError> {
+    get_optional(
+        request.cluster(),
+        &GetResource {
+            api_version,
+            kind,
+            name,
+            namespace: Some(&request.namespace),
+            disable_cache: false,
+            field_masks: Some(masks),
+        },
+    )
+}
+
+/// A SeaweedFS application: everything the 1.6 upgrade needs of it.
+pub fn judge(
     request: &Request<'_>,
     object: &Field<'_>,
     out: &mut Findings,
@@ -132,19 +179,96 @@ pub fn naming_class(
     if topology.string()? == Some("Client") || request.namespace.is_empty() {
         return Ok(());
     }
+    // Each check reads the cluster on its own; one that could not read
+    // leaves the others standing, and says so once.
+    let unread = [
+        naming_class(request, out),
+        pinned_name(request, out),
+        database(request, object, out),
+    ]
+    .into_iter()
+    .find_map(Result::err);
+    if let Some(error) = unread {
+        out.add(
+            SEAWEEDFS_NAMING_NOT_CHECKED,
+            FieldPath::root(),
+            format!("not checked: the cluster could not be read for the SeaweedFS upgrade checks: {error}"),
+        );
+    }
+    Ok(())
+}
+
+/// The guard's pin, as the `<name>-system` release's values set it.
+fn pinned_name(request: &Request<'_>, out: &mut Findings) -> Result<(), LookupError> {
+    let release = format!("{}-system", request.name);
+    let masks = [PIN];
+    let Some(found) = get(request, RELEASE_API_VERSION, RELEASE_KIND, &release, &masks)? else {
+        return Ok(());
+    };
+    let values = found.pointer("/spec/values/seaweedfs");
+    let Some(set) = values.and_then(|v| v.get("fullnameOverride")) else {
+        return Ok(());
+    };
+    if set.as_str() == Some(PINNED) {
+        return Ok(());
+    }
+    out.add(
+        SEAWEEDFS_FULLNAME_OVERRIDE,
+        FieldPath::root(),
+        format!(
+            "HelmRelease {}/{release} sets {PIN} to {set}: the 1.6 system/seaweedfs chart refuses to render \
+             unless it is {PINNED:?} (naming-guard.yaml), whatever the naming class. Remove it from the \
+             HelmRelease's values before upgrading",
+            request.namespace
+        ),
+    );
+    Ok(())
+}
+
+/// The filer database migration 53 hands over, if it still exists.
+fn database(
+    request: &Request<'_>,
+    object: &Field<'_>,
+    out: &mut Findings,
+) -> Result<(), LookupError> {
+    let stored = object
+        .at("metadata.creationTimestamp")
+        .is_ok_and(|at| at.is_present());
+    if !stored {
+        return Ok(());
+    }
+    const NAME_MASK: &[&str] = &["metadata.name"];
+    if get(
+        request,
+        DATABASE_API_VERSION,
+        DATABASE_KIND,
+        DATABASE,
+        NAME_MASK,
+    )?
+    .is_some()
+    {
+        return Ok(());
+    }
+    out.add(
+        SEAWEEDFS_DB_DELETED,
+        FieldPath::root(),
+        format!(
+            "{} has no Cluster {}/{DATABASE} (postgresql.cnpg.io): its filer database is already deleted, \
+             and with it the metadata of every object it stores. Migration 53 cannot recover a deleted \
+             Cluster; restore the filer metadata from a backup before upgrading \
+             (docs/operations/seaweedfs-431-rename-recovery.md)",
+            request.describe(),
+            request.namespace
+        ),
+    );
+    Ok(())
+}
+
+/// The class its namespace's volumes make.
+fn naming_class(request: &Request<'_>, out: &mut Findings) -> Result<(), LookupError> {
     let release = format!("{}-system", request.name);
     let prefix = renamed_volume_prefix(&release);
-    let found = match generations(request, &prefix) {
-        Ok(found) => found,
-        Err(error) => {
-            out.add(
-                SEAWEEDFS_NAMING_NOT_CHECKED,
-                FieldPath::root(),
-                format!("the naming class was not checked: {error}"),
-            );
-            return Ok(());
-        }
-    };
+    let found = generations(request, &prefix)?;
     let what = request.describe();
     match (found.chart_named.is_empty(), found.release_named.is_empty()) {
         (false, false) => out.add(

@@ -28,12 +28,37 @@
 //!   snapshot ("A botched adoption on a tenant control-plane etcd is
 //!   unrecoverable without a snapshot. Set the flag back to false
 //!   afterwards, or the next etcd migration skips its snapshot too.").
+//! - `migrations/50`, `warn_orphaned_backup_schedules`: "legacy
+//!   etcd.aenix.io backup resources will NOT be migrated. Scheduled/one-off
+//!   etcd backups STOP working after this upgrade": every
+//!   `etcdbackupschedules.etcd.aenix.io` and `etcdbackups.etcd.aenix.io` the
+//!   migration lists. It warns and goes on, and so does the rule.
 
 use shared::{Field, FieldError, Request, Value};
 
 use shared::Finding;
 
 use crate::Settings;
+
+/// The legacy operator's group.
+pub const LEGACY_GROUP: &str = "etcd.aenix.io";
+
+/// A legacy backup resource migration 50 leaves behind.
+pub fn orphaned_backup(
+    request: &Request<'_>,
+    _: &Field<'_>,
+    _: &Settings,
+) -> Result<Vec<Finding>, FieldError> {
+    Ok(vec![Finding::new(
+        crate::rules::ETCD_BACKUP_ORPHANED,
+        shared::FieldPath::root(),
+        format!(
+            "{} will not be migrated: its backups stop after the upgrade (migration 50); use a \
+             backups.cozystack.io BackupClass and Plan",
+            request.describe()
+        ),
+    )])
+}
 
 /// The group of Cozystack's Package (`packages.cozystack.io`, cluster-scoped).
 pub const PACKAGE_GROUP: &str = "cozystack.io";

@@ -7,7 +7,9 @@
 //! `cozystack-version` ConfigMap and its migration version), the etcd
 //! adoption and backup settings ([`etcd`]: the Etcd `backup` block 1.6
 //! removes, the platform Package's `etcdAdoptSkipBackup`) and tenant
-//! clusters still on Kubernetes v1.30 ([`kubernetes`]). Checks that need
+//! clusters still on Kubernetes v1.30 ([`kubernetes`]), the legacy etcd
+//! backup resources migration 50 leaves behind, and management nodes below
+//! Kubernetes 1.33 ([`node`]). Checks that need
 //! several objects or the cluster's state are the README's checklist.
 //!
 //! A finding that makes the upgrade lose data or fail is a violation (a
@@ -20,6 +22,7 @@
 mod etcd;
 mod keep;
 mod kubernetes;
+mod node;
 pub mod rules;
 mod settings;
 
@@ -34,7 +37,8 @@ pub use settings::Settings;
 
 /// What the rules read of each object: the keep annotation and the Helm
 /// label, the migration version, the Etcd backup block, the Kubernetes
-/// version and the platform Package's migrations values.
+/// version, the platform Package's migrations values and a Node's kubelet
+/// version.
 pub const READS: Reading = Reading::Paths(&[
     "metadata.labels",
     "metadata.annotations",
@@ -42,6 +46,7 @@ pub const READS: Reading = Reading::Paths(&[
     "spec.backup",
     "spec.version",
     "spec.components.platform.values.migrations",
+    "status.nodeInfo.kubeletVersion",
 ]);
 
 shared::policy!(Settings, evaluate, READS);
@@ -57,6 +62,8 @@ fn rule_for(request: &Request<'_>) -> Option<Judge> {
         (APPS_GROUP, "Etcd") => Some(etcd::backup_block),
         (etcd::PACKAGE_GROUP, "Package") => Some(etcd::adopt_skip_backup),
         (APPS_GROUP, "Kubernetes") => Some(kubernetes::removed_version),
+        ("", "Node") => Some(node::kubelet_version),
+        (etcd::LEGACY_GROUP, "EtcdBackupSchedule" | "EtcdBackup") => Some(etcd::orphaned_backup),
         _ => None,
     }
 }

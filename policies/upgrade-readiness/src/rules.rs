@@ -68,6 +68,24 @@ pub const ETCD_ADOPT_SKIP_BACKUP: Rule = Rule {
     source: "`packages/core/platform/templates/migration-hook.yaml`, migration 50",
 };
 
+/// Legacy etcd backup resources migration 50 does not migrate.
+pub const ETCD_BACKUP_ORPHANED: Rule = Rule {
+    policy: POLICY,
+    id: "etcd-backup-orphaned",
+    level: Level::Warn,
+    summary: "an `etcdbackupschedules.etcd.aenix.io` or `etcdbackups.etcd.aenix.io`, whose backups stop after the 1.6 etcd adoption",
+    source: "`packages/core/platform/images/migrations/migrations/50` (`warn_orphaned_backup_schedules`)",
+};
+
+/// A management node below Kubernetes 1.33.
+pub const MANAGEMENT_KUBERNETES_VERSION: Rule = Rule {
+    policy: POLICY,
+    id: "management-kubernetes-version",
+    level: Level::Deny,
+    summary: "a Node whose kubelet is below Kubernetes 1.33, which Cozystack needs on the management cluster since 1.5.0",
+    source: "1.6 release notes, pre-upgrade check 6",
+};
+
 /// Kubernetes v1.30, which 1.6 removes.
 pub const KUBERNETES_V1_30: Rule = Rule {
     policy: POLICY,
@@ -88,6 +106,8 @@ pub const RULES: Catalogue = Catalogue {
         ETCD_BACKUP_ENABLED,
         ETCD_BACKUP_KEY_REMOVED,
         ETCD_ADOPT_SKIP_BACKUP,
+        ETCD_BACKUP_ORPHANED,
         KUBERNETES_V1_30,
+        MANAGEMENT_KUBERNETES_VERSION,
     ],
 };

@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use admission::Operation;
 use anyhow::{Context, Result};
-use capabilities::snapshot::Snapshot;
+use capabilities::snapshot::{Capture, Snapshot};
 use host::{
     AdmissionRequest, AdmissionResponse, HostCapabilities, Policy, PolicyModule, WarmInstance,
 };
@@ -54,6 +54,12 @@ pub struct LocatedFinding {
 }
 
 impl LocatedFinding {
+    /// Whether the rule says it could not judge the object (a cluster read
+    /// gave no answer), whichever way its policy answered.
+    pub fn is_not_checked(&self) -> bool {
+        shared::is_not_checked(&self.rule)
+    }
+
     /// `Kind namespace/name`.
     pub fn object(&self) -> String {
         if self.namespace.is_empty() {
@@ -364,6 +370,10 @@ pub struct Summary {
     pub skipped: usize,
     pub violations: usize,
     pub warnings: usize,
+    /// Findings that say a rule could not judge an object (not counted as
+    /// violations or warnings).
+    #[serde(default)]
+    pub not_checked: usize,
     /// Findings left out because the baseline has them.
     pub baselined: usize,
 }
@@ -371,9 +381,10 @@ pub struct Summary {
 impl Summary {
     fn line(&self) -> String {
         format!(
-            "{} violation(s), {} warning(s) in {} objects ({} CREATE, {} UPDATE, {} DELETE); {} matched no policy, {} document(s) skipped, {} finding(s) in the baseline",
+            "{} violation(s), {} warning(s), {} not checked in {} objects ({} CREATE, {} UPDATE, {} DELETE); {} matched no policy, {} document(s) skipped, {} finding(s) in the baseline",
             self.violations,
             self.warnings,
+            self.not_checked,
             self.objects,
             self.create,
             self.update,
@@ -392,6 +403,29 @@ pub enum Format {
     Json,
     Sarif,
     Junit,
+}
+
+/// How a run ends, as its exit code says: a clean run from one that
+/// found what fails it, and both from one that could not check everything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// Exit 0.
+    Clean,
+    /// Exit 1: a finding (`--fail-on`) or a failed check.
+    Failed,
+    /// Exit 3: nothing failed, but the snapshot did not answer every read
+    /// a rule made (`--allow-incomplete` accepts it).
+    Incomplete,
+}
+
+impl Exit {
+    pub fn code(self) -> std::process::ExitCode {
+        match self {
+            Exit::Clean => std::process::ExitCode::SUCCESS,
+            Exit::Failed => std::process::ExitCode::from(1),
+            Exit::Incomplete => std::process::ExitCode::from(3),
+        }
+    }
 }
 
 /// Which findings fail the check.
@@ -425,6 +459,9 @@ pub struct Options {
     /// Print the 1.6 upgrade checklist (text or JSON) instead of the
     /// findings alone; needs `cluster`.
     pub checklist: bool,
+    /// Exit 0 rather than 3 when, with a cluster snapshot, a rule could not
+    /// check (or a check was not checked) and nothing failed.
+    pub allow_incomplete: bool,
 }
 
 /// `--old` as given: a directory, or else a git revision.
@@ -446,8 +483,8 @@ pub fn old(spec: &str, resolved: &Path, inputs: &[PathBuf]) -> Result<Old> {
     }
 }
 
-/// Runs the check and prints; returns whether it failed.
-pub fn run(options: &Options, bundle: &Bundle) -> Result<bool> {
+/// Runs the check and prints; returns how it ends.
+pub fn run(options: &Options, bundle: &Bundle) -> Result<Exit> {
     let reading = Reading {
         strict: options.strict,
         vars: &options.vars,
@@ -458,7 +495,9 @@ pub fn run(options: &Options, bundle: &Bundle) -> Result<bool> {
         None => Vec::new(),
     };
     let old = manifests::load(old_sources, reading)?;
-    let new = manifests::load(manifests::read(&options.paths)?, reading)?;
+    let mut new = manifests::load(manifests::read(&options.paths)?, reading)?;
+    // A snapshot's capture record describes the snapshot, not the cluster.
+    new.manifests.retain(|m| !Capture::is_record(&m.object));
     for notice in &new.skipped {
         eprintln!("skipped {notice}");
     }
@@ -484,9 +523,10 @@ pub fn run(options: &Options, bundle: &Bundle) -> Result<bool> {
     let before = reports.len();
     reports.retain(|r| !known.contains(&baseline::Entry::of(r)));
     let count = |op| changes.iter().filter(|c| c.operation == op).count();
+    let not_checked = reports.iter().filter(|r| r.is_not_checked()).count();
     let violations = reports
         .iter()
-        .filter(|r| r.severity == Severity::Violation)
+        .filter(|r| r.severity == Severity::Violation && !r.is_not_checked())
         .count();
     let summary = Summary {
         objects: changes.len(),
@@ -496,7 +536,8 @@ pub fn run(options: &Options, bundle: &Bundle) -> Result<bool> {
         unmatched: evaluation.unmatched,
         skipped: new.skipped.len(),
         violations,
-        warnings: reports.len() - violations,
+        warnings: reports.len() - violations - not_checked,
+        not_checked,
         baselined: before - reports.len(),
     };
     if options.checklist {
@@ -505,9 +546,23 @@ pub fn run(options: &Options, bundle: &Bundle) -> Result<bool> {
     let failed = options.write_baseline.is_none()
         && match options.fail_on {
             FailOn::Violation => summary.violations > 0,
-            FailOn::Warning => !reports.is_empty(),
+            FailOn::Warning => summary.violations + summary.warnings > 0,
             FailOn::Never => false,
         };
+    // Offline, every cluster read fails by design; with a snapshot, a rule
+    // that could not check means the snapshot lacks what it reads.
+    let incomplete = options.cluster.is_some()
+        && summary.not_checked > 0
+        && options.write_baseline.is_none()
+        && !options.allow_incomplete
+        && options.fail_on != FailOn::Never;
+    let exit = if failed {
+        Exit::Failed
+    } else if incomplete {
+        Exit::Incomplete
+    } else {
+        Exit::Clean
+    };
     let line = summary.line();
     match options.format {
         Format::Text => print!("{}", text::render(&reports, &summary, text::colour())),
@@ -529,26 +584,37 @@ pub fn run(options: &Options, bundle: &Bundle) -> Result<bool> {
     if options.format != Format::Text {
         eprintln!("{line}");
     }
-    Ok(failed)
+    Ok(exit)
 }
 
 /// Prints the upgrade checklist of the snapshot's findings; fails as
-/// `--fail-on` says: on a failed check, or on any check that is not a pass.
-fn checklist(options: &Options, reports: Vec<LocatedFinding>, summary: Summary) -> Result<bool> {
+/// `--fail-on` says (on a failed check, or on a warned one too), and is
+/// incomplete when a check was not checked.
+fn checklist(options: &Options, reports: Vec<LocatedFinding>, summary: Summary) -> Result<Exit> {
     let Some(snapshot) = &options.cluster else {
         anyhow::bail!("the checklist judges a cluster: give its snapshot with --cluster");
     };
     let outcomes = crate::preflight::judge(&reports, snapshot);
-    use crate::preflight::Status;
+    use crate::preflight::{Conclusion, Status};
     let failed = match options.fail_on {
         FailOn::Violation => outcomes.iter().any(|o| o.status == Status::Fail),
         FailOn::Warning => outcomes
             .iter()
-            .any(|o| matches!(o.status, Status::Fail | Status::NotChecked | Status::Warn)),
+            .any(|o| matches!(o.status, Status::Fail | Status::Warn)),
         FailOn::Never => false,
     };
+    let exit = if failed {
+        Exit::Failed
+    } else if Conclusion::of(&outcomes) == Conclusion::Incomplete
+        && !options.allow_incomplete
+        && options.fail_on != FailOn::Never
+    {
+        Exit::Incomplete
+    } else {
+        Exit::Clean
+    };
     match options.format {
-        Format::Text => print!("{}", crate::preflight::render(&outcomes, snapshot.len())),
+        Format::Text => print!("{}", crate::preflight::render(&outcomes, snapshot)),
         Format::Json => println!(
             "{}",
             output::Output {
@@ -562,5 +628,5 @@ fn checklist(options: &Options, reports: Vec<LocatedFinding>, summary: Summary) 
             anyhow::bail!("the checklist is printed as text or json")
         }
     }
-    Ok(failed)
+    Ok(exit)
 }

@@ -47,7 +47,8 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Evaluate the whole bundle against Kubernetes manifests and print every
-    /// violation; exits 1 when there is one.
+    /// violation; exits 1 when there is one, and with --cluster 3 when
+    /// nothing failed but a rule could not check.
     ///
     /// With one tree every object is a CREATE (as audit-scanner sees live
     /// objects). With --old, objects only in the new tree are CREATE, changed
@@ -60,12 +61,15 @@ enum Command {
     /// checks: pass, fail, warn, not checked, not applicable or by hand.
     ///
     /// The same as `check --cluster SNAPSHOT --checklist SNAPSHOT` with
-    /// those policies; exits 1 when a check fails.
+    /// those policies. Exits 1 when a check fails, 3 when none failed but
+    /// one was not checked (INCOMPLETE: the snapshot did not read what it
+    /// needs), 0 when every check was made and none failed, 2 on an error.
     Preflight(command::preflight::Args),
     /// Print the shell block that captures a cluster snapshot for
-    /// `preflight` and `check --cluster`: one `kubectl get` of the kinds the
-    /// bundle's policies read and its checklist judges, Secrets by name and
-    /// without their data.
+    /// `preflight` and `check --cluster`: a `kubectl get` of each kind the
+    /// bundle's policies read and its checklist judges, a record of how
+    /// each read ended (forbidden, timeout, not installed), and Secrets
+    /// without their credentials. It exits 1 when a read failed.
     #[command(name = "snapshot-command")]
     Snapshot(command::snapshot::Args),
     /// One report of policy findings from PolicyReports, OpenReports or

@@ -12,14 +12,16 @@
 //! objects and the fix.
 
 pub mod checks;
+mod script;
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use anyhow::Result;
-use capabilities::snapshot::Snapshot;
-use host::PolicyModule;
+use capabilities::snapshot::{Coverage, Snapshot, Unread};
 use serde::{Deserialize, Serialize};
+
+pub use script::snapshot_command;
 
 use crate::check::LocatedFinding;
 use crate::manifests::{self, Reading};
@@ -46,7 +48,7 @@ pub fn load_snapshot(paths: &[PathBuf]) -> Result<Snapshot> {
     )?;
     Ok(Snapshot::new(
         loaded.manifests.into_iter().map(|m| m.object).collect(),
-    ))
+    )?)
 }
 
 /// How a check came out.
@@ -55,12 +57,13 @@ pub fn load_snapshot(paths: &[PathBuf]) -> Result<Snapshot> {
 pub enum Status {
     /// A violation: the upgrade blocks, wedges or loses data.
     Fail,
-    /// A cluster read gave no answer, so the check could not be made.
+    /// The snapshot did not read what the check needs, or a cluster read
+    /// gave no answer: the check could not be made.
     NotChecked,
     /// Warnings only: the upgrade goes through, behaviour changes.
     Warn,
     Pass,
-    /// The snapshot holds nothing the check judges.
+    /// The snapshot read the kinds the check judges and holds none of them.
     NotApplicable,
     /// The management cluster cannot show it.
     ByHand,
@@ -98,6 +101,8 @@ pub struct Item {
     pub namespace: String,
     pub name: String,
     pub rule: String,
+    /// `violation`, `warning`, or `not-checked` (the rule says it could
+    /// not judge, whichever way its policy answered).
     pub severity: String,
     pub field: String,
     pub message: String,
@@ -135,16 +140,39 @@ pub struct Outcome {
     pub rules: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub objects: Vec<Item>,
+    /// What the check judges that the snapshot did not read, and how to
+    /// capture it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unread: Vec<Unread>,
     /// What to do: the fix of a failed or warned check, the instructions
     /// of one done by hand.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub fix: String,
 }
 
-fn applies(targets: &[Target], snapshot: &Snapshot) -> bool {
-    targets
-        .iter()
-        .any(|t| snapshot.holds(t.group, t.kind, t.only))
+const VIOLATION: &str = "violation";
+const NOT_CHECKED: &str = "not-checked";
+
+/// What the snapshot did not read of what `targets` name, and whether it
+/// holds any object of them.
+fn coverage(targets: &[Target], snapshot: &Snapshot) -> (Vec<Unread>, bool) {
+    let mut unread = Vec::new();
+    let mut held = false;
+    for target in targets {
+        let group = target.group();
+        let coverage = match target.only {
+            Some((namespace, name)) => {
+                snapshot.object_coverage(group, target.kind, namespace, name)
+            }
+            None => snapshot.coverage(group, target.kind),
+        };
+        match coverage {
+            Coverage::Unread(what) => unread.push(what),
+            Coverage::Read => held |= snapshot.holds(group, target.kind, target.only),
+            Coverage::NotInstalled => {}
+        }
+    }
+    (unread, held)
 }
 
 fn judge_one(check: &Check, reports: &[LocatedFinding], snapshot: &Snapshot) -> Outcome {
@@ -160,9 +188,13 @@ fn judge_one(check: &Check, reports: &[LocatedFinding], snapshot: &Snapshot) -> 
             namespace: r.namespace.clone(),
             name: r.name.clone(),
             rule: r.rule.clone(),
-            severity: match r.severity {
-                Severity::Violation => "violation".to_owned(),
-                Severity::Warning => "warning".to_owned(),
+            severity: if r.is_not_checked() {
+                NOT_CHECKED.to_owned()
+            } else {
+                match r.severity {
+                    Severity::Violation => VIOLATION.to_owned(),
+                    Severity::Warning => "warning".to_owned(),
+                }
             },
             field: r.field.clone(),
             message: r.message.clone(),
@@ -170,22 +202,25 @@ fn judge_one(check: &Check, reports: &[LocatedFinding], snapshot: &Snapshot) -> 
         .collect();
     objects.sort();
     objects.dedup();
+    let (mut unread, held) = coverage(targets, snapshot);
+    unread.sort();
+    unread.dedup();
     let status = if by_hand.is_some() {
         Status::ByHand
-    } else if objects.iter().any(|i| i.severity == "violation") {
+    } else if objects.iter().any(|i| i.severity == VIOLATION) {
         Status::Fail
-    } else if objects.iter().any(|i| i.rule.ends_with("-not-checked")) {
+    } else if !unread.is_empty() || objects.iter().any(|i| i.severity == NOT_CHECKED) {
         Status::NotChecked
     } else if !objects.is_empty() {
         Status::Warn
-    } else if applies(targets, snapshot) {
+    } else if held {
         Status::Pass
     } else {
         Status::NotApplicable
     };
     let fix = match (status, by_hand) {
         (_, Some(what)) => what.to_owned(),
-        (Status::Fail | Status::Warn | Status::NotChecked, None) => check.fix.to_owned(),
+        (Status::Fail | Status::Warn, None) => check.fix.to_owned(),
         _ => String::new(),
     };
     Outcome {
@@ -195,6 +230,7 @@ fn judge_one(check: &Check, reports: &[LocatedFinding], snapshot: &Snapshot) -> 
         status,
         rules: rules.iter().map(|r| (*r).to_owned()).collect(),
         objects,
+        unread,
         fix,
     }
 }
@@ -207,28 +243,87 @@ pub fn judge(reports: &[LocatedFinding], snapshot: &Snapshot) -> Vec<Outcome> {
         .collect()
 }
 
-/// `3 fail, 2 warn, ...`, in the order of [`Status`].
+/// What a whole checklist says, worst first: its exit code alone tells a
+/// cluster ready to upgrade from one that is not, or was not read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Conclusion {
+    /// A check failed: the upgrade blocks, wedges or loses data.
+    Failed,
+    /// No check failed, but at least one was not checked.
+    Incomplete,
+    /// Every check was made and none failed.
+    Clean,
+}
+
+impl Conclusion {
+    /// The conclusion of these outcomes.
+    pub fn of(outcomes: &[Outcome]) -> Self {
+        if outcomes.iter().any(|o| o.status == Status::Fail) {
+            Conclusion::Failed
+        } else if outcomes.iter().any(|o| o.status == Status::NotChecked) {
+            Conclusion::Incomplete
+        } else {
+            Conclusion::Clean
+        }
+    }
+
+    /// How the last line of the checklist says it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Conclusion::Failed => "FAIL",
+            Conclusion::Incomplete => "INCOMPLETE",
+            Conclusion::Clean => "COMPLETE",
+        }
+    }
+}
+
+/// `FAIL: 3 fail, 2 warn, ...`, the counts in the order of [`Status`]; a
+/// run with a check not checked says INCOMPLETE, even when one failed.
 pub fn counts(outcomes: &[Outcome]) -> String {
     let statuses: BTreeSet<Status> = outcomes.iter().map(|o| o.status).collect();
-    statuses
+    let counts = statuses
         .iter()
         .map(|status| {
             let n = outcomes.iter().filter(|o| o.status == *status).count();
             format!("{n} {}", status.counted())
         })
         .collect::<Vec<_>>()
-        .join(", ")
+        .join(", ");
+    let conclusion = Conclusion::of(outcomes);
+    let incomplete = statuses.contains(&Status::NotChecked);
+    match conclusion {
+        Conclusion::Failed if incomplete => format!("FAIL, INCOMPLETE: {counts}"),
+        _ => format!("{}: {counts}", conclusion.label()),
+    }
 }
 
 /// The checklist for a terminal or a log.
-pub fn render(outcomes: &[Outcome], objects: usize) -> String {
+pub fn render(outcomes: &[Outcome], snapshot: &Snapshot) -> String {
+    let from = match snapshot.capture() {
+        Some(capture) => format!(
+            "captured from {} at {}",
+            if capture.context.is_empty() {
+                "an unnamed context"
+            } else {
+                &capture.context
+            },
+            if capture.captured_at.is_empty() {
+                "an unknown time"
+            } else {
+                &capture.captured_at
+            }
+        ),
+        None => "no capture record: only the kinds it holds objects of count as read".to_owned(),
+    };
     format!(
-        "Cozystack 1.6 upgrade checklist ({objects} objects in the snapshot)\n\n{}",
+        "Cozystack 1.6 upgrade checklist ({} objects in the snapshot, {from})\n\n{}",
+        snapshot.len(),
         render_checks(outcomes)
     )
 }
 
-/// Each check on its line, its objects and fix below, then the counts.
+/// Each check on its line, its objects, what it did not read and its fix
+/// below, then the counts and what they mean.
 pub fn render_checks(outcomes: &[Outcome]) -> String {
     const WIDTH: usize = 11;
     let mut out = String::new();
@@ -249,6 +344,17 @@ pub fn render_checks(outcomes: &[Outcome]) -> String {
                 item.text()
             ));
         }
+        for unread in &outcome.unread {
+            let detail = if unread.detail.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", unread.detail)
+            };
+            out.push_str(&format!(
+                "{:WIDTH$}  - not read: {} ({}{detail}); capture it with {}\n",
+                "", unread.what, unread.why, unread.command
+            ));
+        }
         if !outcome.fix.is_empty() {
             let label = if outcome.status == Status::ByHand {
                 "by hand"
@@ -259,91 +365,22 @@ pub fn render_checks(outcomes: &[Outcome]) -> String {
         }
     }
     out.push_str(&format!("\n{}\n", counts(outcomes)));
+    const UNREAD: &str = "NOT CHECKED means the snapshot did not read what the check needs, so it \
+                          is no evidence of a clean cluster: capture what it names and run again";
+    out.push_str(&match Conclusion::of(outcomes) {
+        Conclusion::Failed if outcomes.iter().any(|o| o.status == Status::NotChecked) => {
+            format!("A check failed: fix it before upgrading (exit 1). {UNREAD}.\n")
+        }
+        Conclusion::Failed => "A check failed: fix it before upgrading (exit 1).\n".to_owned(),
+        Conclusion::Incomplete => {
+            format!("{UNREAD} (exit 3, unless --allow-incomplete accepts it).\n")
+        }
+        Conclusion::Clean => {
+            "Every check was made and none failed (exit 0); do the BY HAND checks yourself.\n"
+                .to_owned()
+        }
+    });
     out
-}
-
-/// A resource as kubectl names it unambiguously: `configmaps`,
-/// `etcdclusters.etcd.aenix.io`.
-fn resource(group: &str, kind: &str) -> String {
-    let plural = shared::catalogue::plural(group, kind);
-    if group.is_empty() {
-        plural
-    } else {
-        format!("{plural}.{group}")
-    }
-}
-
-/// A Secret as the snapshot keeps it: its name, never its data.
-const SECRET_TEMPLATE: &str = r#"{"apiVersion":"v1","kind":"Secret","metadata":{"name":"{{.metadata.name}}","namespace":"{{.metadata.namespace}}"}}{{"\n"}}"#;
-
-/// The one `kubectl get` that captures what the bundle's policies read
-/// (their `contextAwareResources`, Secrets by name only, without their
-/// data) and what the checklist judges, as a shell block writing
-/// `snapshot.yaml`.
-pub fn snapshot_command(modules: &[PolicyModule]) -> Result<String> {
-    let mut listed: BTreeSet<String> = BTreeSet::new();
-    let mut secrets: BTreeSet<(String, String)> = BTreeSet::new();
-    for module in modules {
-        let Some(metadata) = module.metadata() else {
-            continue;
-        };
-        for read in &metadata.context_aware_resources {
-            if (read.api_version.as_str(), read.kind.as_str()) == ("v1", "Secret") {
-                continue;
-            }
-            let (group, _) = shared::catalogue::group_version(&read.api_version);
-            listed.insert(resource(group, &read.kind));
-        }
-        secrets.extend(metadata.secrets().map_err(anyhow::Error::msg)?);
-    }
-    let mut named: BTreeSet<(String, String, String)> = BTreeSet::new();
-    for check in CHECKS {
-        if let Judged::Rules { targets, .. } = check.judged {
-            for target in targets {
-                let name = resource(target.group, target.kind);
-                match target.only {
-                    None => {
-                        listed.insert(name);
-                    }
-                    Some((namespace, object)) => {
-                        named.insert((name, namespace.to_owned(), object.to_owned()));
-                    }
-                }
-            }
-        }
-    }
-    named.retain(|(name, _, _)| !listed.contains(name));
-    let mut out = String::from(
-        "# What the bundle's policies read and the 1.6 upgrade checklist judges, from the management\n\
-         # cluster (Secrets by name, without their data); then: cozystack-policies preflight snapshot.yaml\n{\n",
-    );
-    out.push_str(&format!(
-        "  kubectl get {} --all-namespaces -o yaml\n",
-        listed.into_iter().collect::<Vec<_>>().join(",")
-    ));
-    for (name, namespace, object) in named {
-        let namespace = if namespace.is_empty() {
-            String::new()
-        } else {
-            format!(" --namespace {namespace}")
-        };
-        out.push_str(&format!(
-            "  echo ---\n  kubectl get {name}{namespace} {object} -o yaml\n"
-        ));
-    }
-    if !secrets.is_empty() {
-        let list: Vec<String> = secrets.iter().map(|(ns, n)| format!("{ns}/{n}")).collect();
-        out.push_str(&format!("  for secret in {}; do\n", list.join(" ")));
-        out.push_str("    echo ---\n");
-        out.push_str(
-            "    kubectl get secret --namespace \"${secret%/*}\" \"${secret#*/}\" --ignore-not-found \\\n",
-        );
-        out.push_str(&format!(
-            "      -o go-template='{SECRET_TEMPLATE}'\n  done\n"
-        ));
-    }
-    out.push_str("} > snapshot.yaml\n");
-    Ok(out)
 }
 
 #[cfg(test)]
@@ -386,12 +423,54 @@ mod tests {
         }
     }
 
+    fn tenant() -> serde_json::Value {
+        serde_json::json!({"apiVersion": "apps.cozystack.io/v1alpha1",
+            "kind": "Tenant", "metadata": {"name": "foo", "namespace": "tenant-root"}})
+    }
+
+    fn captured(kinds: &[&str]) -> serde_json::Value {
+        let reads: Vec<serde_json::Value> = kinds
+            .iter()
+            .map(|kind| {
+                serde_json::json!({"apiVersion": "apps.cozystack.io/v1alpha1", "kind": kind,
+                    "resource": kind.to_lowercase(), "result": "captured"})
+            })
+            .collect();
+        serde_json::json!({"apiVersion": "cozystack-policies.io/v1alpha1", "kind": "SnapshotCapture",
+            "metadata": {"name": "snapshot"}, "reads": reads})
+    }
+
+    /// N/A only for what the snapshot read and found none of; a kind it
+    /// did not read leaves its check NOT CHECKED.
+    #[test]
+    fn a_check_of_a_kind_not_read_is_not_checked() {
+        let seaweed = CHECKS.iter().find(|c| c.id == "seaweedfs-naming").unwrap();
+        let bare = Snapshot::new(vec![tenant()]).unwrap();
+        let outcome = judge_one(seaweed, &[], &bare);
+        assert_eq!(outcome.status, Status::NotChecked);
+        assert_eq!(outcome.unread[0].what, "seaweedfses.apps.cozystack.io");
+        assert_eq!(
+            outcome.fix, "",
+            "what to capture is the fix of a check not checked"
+        );
+        let read = Snapshot::new(vec![tenant(), captured(&["Tenant", "SeaweedFS"])]).unwrap();
+        assert_eq!(judge_one(seaweed, &[], &read).status, Status::NotApplicable);
+        let forgot = Snapshot::new(vec![tenant(), captured(&["Tenant"])]).unwrap();
+        let outcome = judge_one(seaweed, &[], &forgot);
+        assert_eq!(outcome.status, Status::NotChecked);
+        assert!(
+            outcome.unread[0]
+                .why
+                .contains("its capture did not read it")
+        );
+        let outcomes = [outcome];
+        assert_eq!(Conclusion::of(&outcomes), Conclusion::Incomplete);
+        assert_eq!(counts(&outcomes), "INCOMPLETE: 1 not checked");
+    }
+
     #[test]
     fn statuses_follow_the_worst_finding() {
-        let snapshot = Snapshot::new(vec![
-            serde_json::json!({"apiVersion": "apps.cozystack.io/v1alpha1",
-            "kind": "Tenant", "metadata": {"name": "foo", "namespace": "tenant-root"}}),
-        ]);
+        let snapshot = Snapshot::new(vec![tenant(), captured(&["Tenant", "SeaweedFS"])]).unwrap();
         let quotas = CHECKS.iter().find(|c| c.id == "tenant-quotas").unwrap();
         let seaweed = CHECKS.iter().find(|c| c.id == "seaweedfs-naming").unwrap();
         assert_eq!(judge_one(quotas, &[], &snapshot).status, Status::Pass);
@@ -420,8 +499,10 @@ mod tests {
             Severity::Warning,
         )];
         assert_eq!(judge_one(quotas, &warned, &snapshot).status, Status::Warn);
+        // A not-checked finding is not checked, whichever way its policy
+        // answered (upgrade-gate denies, so audit-scanner records `fail`).
         let unknown = [
-            report("upgrade-gate/tenant-quota-not-checked", Severity::Warning),
+            report("upgrade-gate/tenant-quota-not-checked", Severity::Violation),
             warned[0].clone(),
         ];
         assert_eq!(

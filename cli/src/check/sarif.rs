@@ -167,7 +167,9 @@ pub fn render(reports: &[LocatedFinding], bundle: &Bundle) -> Log {
             SarifResult {
                 rule_index: ids.binary_search(&report.rule.as_str()).unwrap_or_default(),
                 rule_id: report.rule.clone(),
+                // SARIF's "note": a rule that could not judge the object.
                 level: match report.severity {
+                    _ if report.is_not_checked() => "note",
                     Severity::Violation => "error",
                     Severity::Warning => "warning",
                 },

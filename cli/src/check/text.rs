@@ -42,6 +42,7 @@ pub fn render(reports: &[LocatedFinding], summary: &Summary, colour: bool) -> St
         }
         file = Some(&report.file);
         let (label, style) = match report.severity {
+            _ if report.is_not_checked() => ("not checked", AnsiColor::Cyan.on_default().bold()),
             Severity::Violation => ("error", AnsiColor::Red.on_default().bold()),
             Severity::Warning => ("warning", AnsiColor::Yellow.on_default().bold()),
         };

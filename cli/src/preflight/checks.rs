@@ -10,30 +10,37 @@
 /// Objects of a kind a check judges; with a name, that object alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Target {
-    /// The API group (`""` for the core group).
-    pub group: &'static str,
+    /// The API version the snapshot reads it at (`v1`, `apps.cozystack.io/v1alpha1`).
+    pub api_version: &'static str,
     pub kind: &'static str,
     /// `(namespace, name)` when the check judges one object (`""` for a
     /// cluster-scoped one).
     pub only: Option<(&'static str, &'static str)>,
 }
 
-const fn kind(group: &'static str, kind: &'static str) -> Target {
+impl Target {
+    /// The API group (`""` for the core group).
+    pub fn group(&self) -> &'static str {
+        shared::catalogue::group_version(self.api_version).0
+    }
+}
+
+const fn kind(api_version: &'static str, kind: &'static str) -> Target {
     Target {
-        group,
+        api_version,
         kind,
         only: None,
     }
 }
 
 const fn named(
-    group: &'static str,
+    api_version: &'static str,
     kind: &'static str,
     namespace: &'static str,
     name: &'static str,
 ) -> Target {
     Target {
-        group,
+        api_version,
         kind,
         only: Some((namespace, name)),
     }
@@ -64,7 +71,7 @@ pub struct Check {
     pub fix: &'static str,
 }
 
-const APPS: &str = "apps.cozystack.io";
+const APPS: &str = "apps.cozystack.io/v1alpha1";
 const KUBERNETES: Target = kind(APPS, "Kubernetes");
 
 /// Every check, in the notes' order.
@@ -91,12 +98,29 @@ pub const CHECKS: &[Check] = &[
                 "upgrade-readiness/migration-version-below-minimum",
             ],
             targets: &[
-                kind("bootstrap.cluster.x-k8s.io", "KubeadmConfigTemplate"),
-                named("", "ConfigMap", "cozy-system", "cozystack-version"),
+                kind(
+                    "bootstrap.cluster.x-k8s.io/v1beta1",
+                    "KubeadmConfigTemplate",
+                ),
+                named("v1", "ConfigMap", "cozy-system", "cozystack-version"),
             ],
         },
         fix: "upgrade to v1.5.4 first (its migration 45 pins every Helm-managed template), or annotate \
               each template helm.sh/resource-policy=keep",
+    },
+    Check {
+        id: "migrations-run",
+        title: "The cozystack-version ConfigMap exists, so migrations 45-53 run at all",
+        source: "Read this before upgrading; migration-hook.yaml",
+        judged: Judged::Rules {
+            rules: &[
+                "upgrade-gate/migration-version-missing",
+                "upgrade-gate/migration-version-not-checked",
+            ],
+            targets: &[named("v1", "Namespace", "", "cozy-system")],
+        },
+        fix: "recreate ConfigMap cozy-system/cozystack-version with data.version the cluster reached (46 on \
+              v1.5.4), labelled platform.cozystack.io/no-delete=true and annotated helm.sh/resource-policy=keep",
     },
     Check {
         id: "etcd-adoption",
@@ -108,11 +132,24 @@ pub const CHECKS: &[Check] = &[
                 "upgrade-gate/etcd-adoption-not-checked",
                 "upgrade-readiness/etcd-adopt-skip-backup",
             ],
-            targets: &[kind("etcd.aenix.io", "EtcdCluster")],
+            targets: &[kind("etcd.aenix.io/v1alpha1", "EtcdCluster")],
         },
-        fix: "make the backup storage healthy (Bucket tenant-root/cozy-backups, Secret \
-              cozy-velero/cozy-backups-creds, or the Strategy cozy-default-etcd for external S3) \
+        fix: "make the backup storage healthy (Secret cozy-velero/cozy-backups-creds with both AWS keys, \
+              its bucket claimed by a live BucketClaim, or the Strategy cozy-default-etcd for external S3) \
               before upgrading",
+    },
+    Check {
+        id: "etcd-backup-schedules",
+        title: "Legacy etcd backup schedules stop at the adoption",
+        source: "Pre-upgrade check 1; migration 50 (warn_orphaned_backup_schedules)",
+        judged: Judged::Rules {
+            rules: &["upgrade-readiness/etcd-backup-orphaned"],
+            targets: &[
+                kind("etcd.aenix.io/v1alpha1", "EtcdBackupSchedule"),
+                kind("etcd.aenix.io/v1alpha1", "EtcdBackup"),
+            ],
+        },
+        fix: "reconfigure each as a backups.cozystack.io BackupClass and Plan (examples/backups/etcd)",
     },
     Check {
         id: "seaweedfs-naming",
@@ -121,11 +158,27 @@ pub const CHECKS: &[Check] = &[
         judged: Judged::Rules {
             rules: &[
                 "upgrade-gate/seaweedfs-naming",
+                "upgrade-gate/seaweedfs-fullname-override",
                 "upgrade-gate/seaweedfs-naming-not-checked",
             ],
             targets: &[kind(APPS, "SeaweedFS")],
         },
-        fix: "recover each class S or MIXED tenant first (runbook seaweedfs-431-rename-recovery)",
+        fix: "recover each class S or MIXED tenant first (runbook seaweedfs-431-rename-recovery); remove a \
+              seaweedfs.fullnameOverride from the <name>-system HelmRelease",
+    },
+    Check {
+        id: "seaweedfs-db",
+        title: "SeaweedFS filer databases migration 53 cannot recover",
+        source: "Pre-upgrade check 2; migration 53",
+        judged: Judged::Rules {
+            rules: &[
+                "upgrade-gate/seaweedfs-db-deleted",
+                "upgrade-gate/seaweedfs-naming-not-checked",
+            ],
+            targets: &[kind(APPS, "SeaweedFS")],
+        },
+        fix: "restore the filer metadata of each such tenant from a backup before upgrading \
+              (docs/operations/seaweedfs-431-rename-recovery.md)",
     },
     Check {
         id: "kubernetes-v1-30",
@@ -146,7 +199,7 @@ pub const CHECKS: &[Check] = &[
                 "upgrade-gate/linstor-node-local-propagated",
                 "upgrade-gate/linstor-annotation-ignored",
             ],
-            targets: &[kind("storage.k8s.io", "StorageClass")],
+            targets: &[kind("storage.k8s.io/v1", "StorageClass")],
         },
         fix: "recreate each node-local class with parameters \
               linstor.csi.linbit.com/allowRemoteVolumeAccess: \"false\"",
@@ -177,13 +230,14 @@ pub const CHECKS: &[Check] = &[
     },
     Check {
         id: "kubernetes-1-33",
-        title: "Coming from v1.4.x: Kubernetes 1.33 or newer",
+        title: "Coming from v1.4.x: Kubernetes 1.33 or newer on the management cluster",
         source: "Pre-upgrade check 6",
-        judged: Judged::ByHand(
-            "the nodes' versions are not in the snapshot; a cluster on the 1.5 line met this at its 1.5.0 \
-             upgrade (chart-render's flux-minimum-version checks tenant clusters with the Flux addon)",
-        ),
-        fix: "",
+        judged: Judged::Rules {
+            rules: &["upgrade-readiness/management-kubernetes-version"],
+            targets: &[kind("v1", "Node")],
+        },
+        fix: "upgrade the management cluster's Kubernetes to 1.33 or newer first (chart-render's \
+              flux-minimum-version checks tenant clusters with the Flux addon)",
     },
     Check {
         id: "worker-remediation",
@@ -214,6 +268,20 @@ pub const CHECKS: &[Check] = &[
             targets: &[KUBERNETES],
         },
         fix: "give a node group with roles [ingress-nginx] minReplicas: 1 or more",
+    },
+    Check {
+        id: "worker-disks",
+        title: "Worker disks move to the application's StorageClass, which must give ReadWriteMany",
+        source: "Talos Linux for tenant Kubernetes workers",
+        judged: Judged::Rules {
+            rules: &[
+                "upgrade-gate/worker-disk-class-refused",
+                "upgrade-gate/worker-disk-class-unverified",
+                "upgrade-gate/worker-disk-not-checked",
+            ],
+            targets: &[KUBERNETES],
+        },
+        fix: "give each node group (or the application) a replicated, DRBD-backed storageClass",
     },
     Check {
         id: "registry-mirrors",
@@ -260,8 +328,8 @@ pub const CHECKS: &[Check] = &[
         judged: Judged::Rules {
             rules: &["upgrade-readiness/installer-keep-pin"],
             targets: &[
-                named("", "Namespace", "", "cozy-system"),
-                named("", "ConfigMap", "cozy-system", "cozystack-version"),
+                named("v1", "Namespace", "", "cozy-system"),
+                named("v1", "ConfigMap", "cozy-system", "cozystack-version"),
             ],
         },
         fix: "kubectl annotate namespace cozy-system helm.sh/resource-policy=keep --overwrite, and the \

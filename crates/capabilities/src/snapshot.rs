@@ -27,8 +27,8 @@ use std::collections::BTreeSet;
 use serde_json::{Value, json};
 
 pub use capture::{
-    API_VERSION as CAPTURE_API_VERSION, CAPTURED_KEYS, Capture, CaptureError,
-    KIND as CAPTURE_KIND, REDACTED, Read, ReadResult,
+    API_VERSION as CAPTURE_API_VERSION, CAPTURED_KEYS, Capture, CaptureError, KIND as CAPTURE_KIND,
+    REDACTED, Read, ReadResult,
 };
 use mask::masked;
 use selector::{field_selector, label_selector};
@@ -57,11 +57,16 @@ pub enum Coverage {
 /// A kind, or an object, the snapshot did not read: why, and how to read it.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub struct Unread {
-    /// As kubectl names it: `statefulsets.apps`, `secret cozy-velero/x`.
+    /// As kubectl names it: `statefulsets.apps`, `secrets cozy-velero/x`.
     pub what: String,
-    /// `forbidden: <kubectl's message>`, or why the snapshot lacks it.
+    /// How its read ended (`forbidden`, `timeout`, `failed`), or why the
+    /// snapshot lacks it.
     pub why: String,
-    /// The command that captures it.
+    /// kubectl's words for a failed read; empty otherwise.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub detail: String,
+    /// What captures it: a `kubectl get` in backquotes, or the capture
+    /// block for what must not be copied whole.
     pub command: String,
 }
 
@@ -69,11 +74,15 @@ impl std::fmt::Display for Unread {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "the snapshot did not read {} ({}): capture it with `{}`",
+            "the snapshot did not read {} ({}); capture it with {}",
             self.what, self.why, self.command
         )
     }
 }
+
+/// Why a kind absent from a snapshot without a record is not empty.
+const NO_RECORD: &str =
+    "no capture record, and none of it in the snapshot: absent is unread, not empty";
 
 fn text<'v>(object: &'v Value, pointer: &str) -> &'v str {
     object
@@ -97,9 +106,14 @@ pub fn resource(group: &str, kind: &str) -> String {
     }
 }
 
-/// What `snapshot-command` prints for everything it captures: Secrets
-/// need it, as it copies them without their credentials.
+/// What captures a Secret: the capture block copies it without its
+/// credentials, which a plain `kubectl get` would not.
 const SNAPSHOT_COMMAND: &str = "the block `cozystack-policies snapshot-command` prints";
+
+/// Why a read ended as it did, and kubectl's words for it.
+fn reason(read: &Read) -> (String, String) {
+    (read.result.as_str().to_owned(), read.message.clone())
+}
 
 impl Snapshot {
     /// The snapshot of these documents: objects (each with `apiVersion`,
@@ -151,30 +165,31 @@ impl Snapshot {
 
     /// What the snapshot can say of every object of `group`/`kind`.
     pub fn coverage(&self, group: &str, kind: &str) -> Coverage {
-        let unread = |why: String| {
+        let unread = |(why, detail): (String, String)| {
             let what = resource(group, kind);
             let command = if (group, kind) == ("", "Secret") {
                 SNAPSHOT_COMMAND.to_owned()
             } else {
-                format!("kubectl get {what} --all-namespaces -o yaml")
+                format!("`kubectl get {what} --all-namespaces -o yaml`")
             };
-            Coverage::Unread(Unread { what, why, command })
+            Coverage::Unread(Unread {
+                what,
+                why,
+                detail,
+                command,
+            })
         };
         match &self.capture {
             Some(capture) => match capture.kind_read(group, kind) {
                 Some(read) => match read.result {
                     ReadResult::Captured => Coverage::Read,
                     ReadResult::NotInstalled => Coverage::NotInstalled,
-                    _ => unread(read.outcome()),
+                    _ => unread(reason(read)),
                 },
-                None => unread("its capture did not read it".to_owned()),
+                None => unread(("its capture did not read it".to_owned(), String::new())),
             },
             None if self.holds(group, kind, None) => Coverage::Read,
-            None => unread(
-                "the snapshot has no capture record and no object of it, and a kind absent from a snapshot is \
-                 unread, not empty"
-                    .to_owned(),
-            ),
+            None => unread((NO_RECORD.to_owned(), String::new())),
         }
     }
 
@@ -182,7 +197,13 @@ impl Snapshot {
     /// for a cluster-scoped kind) of `group`/`kind`: every object of the
     /// kind read, that object read by name, or (without a record) the
     /// object present.
-    pub fn object_coverage(&self, group: &str, kind: &str, namespace: &str, name: &str) -> Coverage {
+    pub fn object_coverage(
+        &self,
+        group: &str,
+        kind: &str,
+        namespace: &str,
+        name: &str,
+    ) -> Coverage {
         let of_kind = self.coverage(group, kind);
         if !matches!(of_kind, Coverage::Unread(_)) {
             return of_kind;
@@ -195,39 +216,18 @@ impl Snapshot {
             return match read.result {
                 ReadResult::Captured => Coverage::Read,
                 ReadResult::NotInstalled => Coverage::NotInstalled,
-                _ => self.unread_object(group, kind, namespace, name, read.outcome()),
+                _ => unread_object(group, kind, namespace, name, reason(read)),
             };
         }
         if self.capture.is_none() && self.holds(group, kind, Some((namespace, name))) {
             return Coverage::Read;
         }
-        let why = match &of_kind {
-            Coverage::Unread(unread) => unread.why.clone(),
-            _ => String::new(),
+        let why = match of_kind {
+            Coverage::Unread(unread) => (unread.why, unread.detail),
+            _ => (String::new(), String::new()),
         };
-        self.unread_object(group, kind, namespace, name, why)
+        unread_object(group, kind, namespace, name, why)
     }
-
-    fn unread_object(&self, group: &str, kind: &str, namespace: &str, name: &str, why: String) -> Coverage {
-        let resource = resource(group, kind);
-        let scope = if namespace.is_empty() {
-            String::new()
-        } else {
-            format!(" --namespace {namespace}")
-        };
-        let command = if (group, kind) == ("", "Secret") {
-            SNAPSHOT_COMMAND.to_owned()
-        } else {
-            format!("kubectl get {resource}{scope} {name} -o yaml")
-        };
-        let what = if namespace.is_empty() {
-            format!("{resource} {name}")
-        } else {
-            format!("{resource} {namespace}/{name}")
-        };
-        Coverage::Unread(Unread { what, why, command })
-    }
-
     fn of_kind<'s>(&'s self, group: &'s str, kind: &'s str) -> impl Iterator<Item = &'s Value> {
         self.objects
             .iter()
@@ -288,10 +288,11 @@ impl Snapshot {
             .find(|o| text(o, "/metadata/name") == name && text(o, "/metadata/namespace") == scope)
             .ok_or_else(|| shared::lookup::not_found(api_version, kind, name, namespace))?;
         if let Some(unread) = uncaptured_data(object, masks) {
-            let what = format!("Secret {scope}/{name}");
+            let what = format!("secrets {scope}/{name}");
             return Err(Unread {
                 what,
                 why: unread,
+                detail: String::new(),
                 command: SNAPSHOT_COMMAND.to_owned(),
             }
             .to_string());
@@ -355,6 +356,38 @@ impl Snapshot {
     }
 }
 
+/// What a snapshot says of one object it did not read.
+fn unread_object(
+    group: &str,
+    kind: &str,
+    namespace: &str,
+    name: &str,
+    (why, detail): (String, String),
+) -> Coverage {
+    let resource = resource(group, kind);
+    let scope = if namespace.is_empty() {
+        String::new()
+    } else {
+        format!(" --namespace {namespace}")
+    };
+    let command = if (group, kind) == ("", "Secret") {
+        SNAPSHOT_COMMAND.to_owned()
+    } else {
+        format!("`kubectl get {resource}{scope} {name} -o yaml`")
+    };
+    let what = if namespace.is_empty() {
+        format!("{resource} {name}")
+    } else {
+        format!("{resource} {namespace}/{name}")
+    };
+    Coverage::Unread(Unread {
+        what,
+        why,
+        detail,
+        command,
+    })
+}
+
 /// Why the snapshot cannot answer the `data` keys `masks` ask of a Secret,
 /// if it cannot: the capture script copies only the keys it lists in
 /// [`CAPTURED_KEYS`], and a Secret captured by name alone (no `type`, which
@@ -364,7 +397,10 @@ fn uncaptured_data(object: &Value, masks: Option<&BTreeSet<String>>) -> Option<S
         return None;
     }
     let asked: Vec<&str> = match masks {
-        Some(masks) => masks.iter().filter_map(|m| m.strip_prefix("data.")).collect(),
+        Some(masks) => masks
+            .iter()
+            .filter_map(|m| m.strip_prefix("data."))
+            .collect(),
         None => vec!["(every key)"],
     };
     if asked.is_empty() {
@@ -377,7 +413,10 @@ fn uncaptured_data(object: &Value, masks: Option<&BTreeSet<String>>) -> Option<S
     let missing: Vec<&str> = match captured {
         Some(list) => {
             let listed: Vec<&str> = list.split_whitespace().collect();
-            asked.into_iter().filter(|key| !listed.contains(key)).collect()
+            asked
+                .into_iter()
+                .filter(|key| !listed.contains(key))
+                .collect()
         }
         None if object.get("type").is_some() => Vec::new(),
         None => asked,
@@ -386,7 +425,7 @@ fn uncaptured_data(object: &Value, masks: Option<&BTreeSet<String>>) -> Option<S
         None
     } else {
         Some(format!(
-            "it was captured without its data key(s) {}",
+            "captured without its key(s) {}",
             missing.join(", ")
         ))
     }
@@ -555,7 +594,11 @@ mod tests {
             record(vec![
                 read("v1", "PersistentVolumeClaim", ReadResult::Captured),
                 read("v1", "ResourceQuota", ReadResult::Captured),
-                read("objectstorage.k8s.io/v1alpha1", "BucketClaim", ReadResult::NotInstalled),
+                read(
+                    "objectstorage.k8s.io/v1alpha1",
+                    "BucketClaim",
+                    ReadResult::NotInstalled,
+                ),
                 read("apps/v1", "StatefulSet", ReadResult::Forbidden),
             ]),
         ])
@@ -570,28 +613,41 @@ mod tests {
         );
         assert_eq!(
             list_all(&captured, "apps/v1", "StatefulSet").unwrap_err(),
-            "the snapshot did not read statefulsets.apps (forbidden: Error from server (Forbidden): no): \
-             capture it with `kubectl get statefulsets.apps --all-namespaces -o yaml`"
+            "the snapshot did not read statefulsets.apps (forbidden); capture it with \
+             `kubectl get statefulsets.apps --all-namespaces -o yaml`"
         );
         assert_eq!(
             list_all(&captured, "v1", "ConfigMap").unwrap_err(),
-            "the snapshot did not read configmaps (its capture did not read it): capture it with \
+            "the snapshot did not read configmaps (its capture did not read it); capture it with \
              `kubectl get configmaps --all-namespaces -o yaml`"
         );
         // Without a record, the kinds of the objects it holds are read.
-        let bare = Snapshot::new(vec![json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
-            "metadata": {"name": "a", "namespace": "tenant-foo"}})])
+        let bare = Snapshot::new(vec![
+            json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+            "metadata": {"name": "a", "namespace": "tenant-foo"}}),
+        ])
         .unwrap();
         assert_eq!(list_all(&bare, "v1", "PersistentVolumeClaim"), Ok(1));
         let error = list_all(&bare, "v1", "ResourceQuota").unwrap_err();
         assert!(error.contains("unread, not empty"), "{error}");
-        assert!(matches!(bare.coverage("", "ResourceQuota"), Coverage::Unread(_)));
+        assert!(matches!(
+            bare.coverage("", "ResourceQuota"),
+            Coverage::Unread(_)
+        ));
         // A record that is not one is refused, not ignored.
-        let broken = record(vec![json!({"apiVersion": "v1", "kind": "Node", "result": "maybe"})]);
+        let broken = record(vec![
+            json!({"apiVersion": "v1", "kind": "Node", "result": "maybe"}),
+        ]);
         assert!(Snapshot::new(vec![broken]).is_err());
     }
 
-    fn get(snapshot: &Snapshot, kind: &str, namespace: &str, name: &str, masks: &[&str]) -> Result<Value, String> {
+    fn get(
+        snapshot: &Snapshot,
+        kind: &str,
+        namespace: &str,
+        name: &str,
+        masks: &[&str],
+    ) -> Result<Value, String> {
         snapshot
             .answer(&CapabilityRequest::KubernetesGetResource {
                 api_version: "v1".into(),
@@ -628,27 +684,85 @@ mod tests {
             ]),
         ])
         .unwrap();
-        let missing = get(&snapshot, "ConfigMap", "cozy-system", "cozystack-version", &["metadata.name"]);
+        let missing = get(
+            &snapshot,
+            "ConfigMap",
+            "cozy-system",
+            "cozystack-version",
+            &["metadata.name"],
+        );
         assert!(missing.unwrap_err().starts_with("Cannot find v1/ConfigMap"));
-        let other = get(&snapshot, "ConfigMap", "cozy-system", "other", &["metadata.name"]);
+        let other = get(
+            &snapshot,
+            "ConfigMap",
+            "cozy-system",
+            "other",
+            &["metadata.name"],
+        );
         assert!(other.unwrap_err().contains("configmaps cozy-system/other"));
         let creds = get(
             &snapshot,
             "Secret",
             "cozy-velero",
             "cozy-backups-creds",
-            &["data.AWS_ACCESS_KEY_ID", "data.AWS_SECRET_ACCESS_KEY", "data.bucketName"],
+            &[
+                "data.AWS_ACCESS_KEY_ID",
+                "data.AWS_SECRET_ACCESS_KEY",
+                "data.bucketName",
+            ],
         )
         .unwrap();
-        assert_eq!(creds["data"], json!({"AWS_ACCESS_KEY_ID": REDACTED, "bucketName": "Y296eS1iYWNrdXBz"}));
-        let endpoint = get(&snapshot, "Secret", "cozy-velero", "cozy-backups-creds", &["data.endpoint"]);
-        assert!(endpoint.unwrap_err().contains("without its data key(s) endpoint"));
+        assert_eq!(
+            creds["data"],
+            json!({"AWS_ACCESS_KEY_ID": REDACTED, "bucketName": "Y296eS1iYWNrdXBz"})
+        );
+        let endpoint = get(
+            &snapshot,
+            "Secret",
+            "cozy-velero",
+            "cozy-backups-creds",
+            &["data.endpoint"],
+        );
+        assert!(
+            endpoint
+                .unwrap_err()
+                .contains("captured without its key(s) endpoint")
+        );
         // Captured by name alone: its name answers, its data does not.
-        assert!(get(&snapshot, "Secret", "cozy-system", "patch-containerd", &["metadata.name"]).is_ok());
-        let data = get(&snapshot, "Secret", "cozy-system", "patch-containerd", &["data.x"]).unwrap_err();
-        assert!(data.contains("the block `cozystack-policies snapshot-command` prints"), "{data}");
-        let timed_out = get(&snapshot, "Secret", "cozy-system", "other", &["metadata.name"]).unwrap_err();
-        assert!(timed_out.contains("secrets cozy-system/other (timeout"), "{timed_out}");
+        assert!(
+            get(
+                &snapshot,
+                "Secret",
+                "cozy-system",
+                "patch-containerd",
+                &["metadata.name"]
+            )
+            .is_ok()
+        );
+        let data = get(
+            &snapshot,
+            "Secret",
+            "cozy-system",
+            "patch-containerd",
+            &["data.x"],
+        )
+        .unwrap_err();
+        assert!(
+            data.contains("the block `cozystack-policies snapshot-command` prints"),
+            "{data}"
+        );
+        let timed_out = get(
+            &snapshot,
+            "Secret",
+            "cozy-system",
+            "other",
+            &["metadata.name"],
+        )
+        .unwrap_err();
+        assert!(
+            timed_out.contains("secrets cozy-system/other (timeout"),
+            "{timed_out}"
+        );
     }
 
     #[test]

@@ -558,11 +558,17 @@ annotations:
             "cozy-velero/other: endpoint".into(),
         );
         let error = metadata.check().unwrap_err().to_string();
-        assert!(error.contains("cozy-velero/other is not a Secret of"), "{error}");
+        assert!(
+            error.contains("cozy-velero/other is not a Secret of"),
+            "{error}"
+        );
         metadata
             .annotations
             .insert(SECRET_VALUES_ANNOTATION.into(), "endpoint".into());
         let error = metadata.check().unwrap_err().to_string();
-        assert!(error.contains("is not `namespace/name: key key`"), "{error}");
+        assert!(
+            error.contains("is not `namespace/name: key key`"),
+            "{error}"
+        );
     }
 }

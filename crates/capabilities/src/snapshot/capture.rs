@@ -89,15 +89,6 @@ impl Read {
     pub fn group(&self) -> &str {
         shared::catalogue::group_version(&self.api_version).0
     }
-
-    /// `forbidden: <message>`, or the result alone.
-    pub fn outcome(&self) -> String {
-        if self.message.is_empty() {
-            self.result.as_str().to_owned()
-        } else {
-            format!("{}: {}", self.result.as_str(), self.message)
-        }
-    }
 }
 
 /// The record of one capture.
@@ -158,7 +149,13 @@ impl Capture {
 
     /// The read of the one object `namespace`/`name` of `group`/`kind`, if
     /// the capture made one.
-    pub fn object_read(&self, group: &str, kind: &str, namespace: &str, name: &str) -> Option<&Read> {
+    pub fn object_read(
+        &self,
+        group: &str,
+        kind: &str,
+        namespace: &str,
+        name: &str,
+    ) -> Option<&Read> {
         self.reads.iter().find(|r| {
             r.group() == group
                 && r.kind == kind

@@ -61,4 +61,3 @@ pub(super) fn masked(object: &Value, masks: Option<&BTreeSet<String>>) -> Value 
     }
     kept
 }
-

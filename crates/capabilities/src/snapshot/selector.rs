@@ -119,4 +119,3 @@ pub(super) fn field_selector(selector: &str) -> Result<Vec<(String, bool, String
         })
         .collect()
 }
-

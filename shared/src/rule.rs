@@ -173,7 +173,11 @@ impl Catalogue {
                     "rule {}: its level is {:?}, so its id {} end in {NOT_CHECKED_SUFFIX:?}",
                     rule.tag(),
                     rule.level,
-                    if rule.level.is_not_checked() { "must" } else { "must not" }
+                    if rule.level.is_not_checked() {
+                        "must"
+                    } else {
+                        "must not"
+                    }
                 ));
             }
         }
@@ -226,8 +230,14 @@ mod tests {
             policy: "p",
             own: Box::leak(Box::new([Rule { id, level, ..OWN }])),
         };
-        assert_eq!(unread("read-not-checked", Level::NotCheckedFails).check(), Ok(()));
-        assert_eq!(unread("read-not-checked", Level::NotCheckedWarns).check(), Ok(()));
+        assert_eq!(
+            unread("read-not-checked", Level::NotCheckedFails).check(),
+            Ok(())
+        );
+        assert_eq!(
+            unread("read-not-checked", Level::NotCheckedWarns).check(),
+            Ok(())
+        );
         assert_eq!(unread("read", Level::Warn).check(), Ok(()));
         let error = unread("read", Level::NotCheckedWarns).check().unwrap_err();
         assert!(error.contains("must end in \"-not-checked\""), "{error}");

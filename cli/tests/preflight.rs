@@ -468,3 +468,93 @@ fn the_readme_holds_the_snapshot_command() {
         "README.md must hold `cozystack-policies snapshot-command` as printed:\n{command}"
     );
 }
+
+/// The go-templates of the capture block, executed by Go's text/template
+/// (through Helm's SDK, the engine kubectl runs them with): a Secret keeps
+/// the values the policies compare and only a marker for each non-empty
+/// credential; a CustomResourceDefinition its name; a Node its kubelet.
+#[test]
+fn the_capture_templates_copy_no_credential() {
+    let Some(helm) = e2e::helm::Helm::find().unwrap() else {
+        println!("skipped: Go's templates need Helm's SDK (tools/helm-venv)");
+        return;
+    };
+    let block = stdout(&cli(&["snapshot-command"]));
+    let template = |start: &str| -> String {
+        let line = block.lines().find(|l| l.starts_with(start)).unwrap();
+        let quoted = line.rsplit_once(" '").unwrap().1;
+        quoted.strip_suffix('\'').unwrap().to_owned()
+    };
+    let b64 = |text: &str| {
+        use base64::Engine as _;
+        base64::engine::general_purpose::STANDARD.encode(text)
+    };
+    let secret = template("capture v1 Secret secrets cozy-velero cozy-backups-creds");
+    let object = json!({"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
+        "metadata": {"name": "cozy-backups-creds", "namespace": "cozy-velero", "uid": "u"},
+        "data": {"AWS_ACCESS_KEY_ID": b64("AKIAEXAMPLEKEY"), "AWS_SECRET_ACCESS_KEY": b64("wJalrXUtnFEMI/K7MDENG"),
+            "bucketName": b64("cozy-backups-8f3a"), "endpoint": b64("s3.example.org"), "region": b64("us-east-1")}});
+    let text = helm.go_template(&secret, &object).unwrap();
+    assert!(
+        !text.contains(&b64("AKIAEXAMPLEKEY")) && !text.contains(&b64("wJalrXUtnFEMI/K7MDENG")),
+        "{text}"
+    );
+    let copied: Value = serde_saphyr::from_str(&text).unwrap();
+    assert_eq!(
+        copied["data"],
+        json!({"bucketName": b64("cozy-backups-8f3a"), "endpoint": b64("s3.example.org"),
+            "AWS_ACCESS_KEY_ID": "KHJlZGFjdGVkKQ==", "AWS_SECRET_ACCESS_KEY": "KHJlZGFjdGVkKQ=="}),
+        "{text}"
+    );
+    assert_eq!(
+        copied["metadata"]["annotations"]["cozystack-policies.io/captured-keys"],
+        "AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY bucketName endpoint"
+    );
+    assert_eq!(copied["metadata"]["name"], "cozy-backups-creds");
+    // An empty credential is not there; a Secret without data has none.
+    let mut empty = object.clone();
+    empty["data"]["AWS_SECRET_ACCESS_KEY"] = json!("");
+    let copied: Value =
+        serde_saphyr::from_str(&helm.go_template(&secret, &empty).unwrap()).unwrap();
+    assert!(
+        copied["data"].get("AWS_SECRET_ACCESS_KEY").is_none(),
+        "{copied}"
+    );
+    assert_eq!(copied["data"]["AWS_ACCESS_KEY_ID"], "KHJlZGFjdGVkKQ==");
+    let mut bare = object.clone();
+    bare.as_object_mut().unwrap().remove("data");
+    let copied: Value = serde_saphyr::from_str(&helm.go_template(&secret, &bare).unwrap()).unwrap();
+    assert!(copied["data"].is_null(), "{copied}");
+    // Lists: a document per item, with only what the policies read.
+    let nodes = template("capture v1 Node nodes");
+    let list = json!({"items": [
+        {"metadata": {"name": "a", "labels": {"x": "y"}}, "status": {"nodeInfo": {"kubeletVersion": "v1.33.4", "osImage": "Talos"}}},
+        {"metadata": {"name": "b"}, "status": {"nodeInfo": {"kubeletVersion": "v1.32.9"}}}]});
+    let text = helm.go_template(&nodes, &list).unwrap();
+    let documents: Vec<Value> = text
+        .split("---\n")
+        .filter(|d| !d.trim().is_empty())
+        .map(|d| serde_saphyr::from_str(d).unwrap())
+        .collect();
+    assert_eq!(
+        documents,
+        [
+            json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a"},
+                "status": {"nodeInfo": {"kubeletVersion": "v1.33.4"}}}),
+            json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "b"},
+                "status": {"nodeInfo": {"kubeletVersion": "v1.32.9"}}}),
+        ]
+    );
+    let crds = template("capture apiextensions.k8s.io/v1 CustomResourceDefinition");
+    let text = helm
+        .go_template(
+            &crds,
+            &json!({"items": [{"metadata": {"name": "bucketclaims.objectstorage.k8s.io"},
+            "spec": {"versions": [{"name": "v1alpha1"}]}}]}),
+        )
+        .unwrap();
+    assert_eq!(
+        text,
+        "---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: bucketclaims.objectstorage.k8s.io\n"
+    );
+}

@@ -101,7 +101,8 @@ fn the_json_of_check_is_read_back_finding_for_finding() {
     let summary = &checked["summary"];
     assert_eq!(
         read["totals"]["byResult"],
-        serde_json::json!({"fail": summary["violations"], "warn": summary["warnings"]})
+        serde_json::json!({"fail": summary["violations"], "warn": summary["warnings"],
+            "not-checked": summary["notChecked"]})
     );
     let key = |policy: &Value, rule: &str, field: &Value, message: &Value| {
         format!("{policy} {rule} {field} {message}")
@@ -367,4 +368,40 @@ fn the_html_page_parses_and_carries_totals_charts_and_rows() {
         );
         assert_ne!(element.name, "link");
     }
+}
+
+/// A report-only policy denies what it could not read, so audit-scanner
+/// records `fail`; the report shows it as not checked, never as a verdict.
+#[test]
+fn a_rule_that_could_not_read_is_not_checked_not_failed() {
+    let report_json = serde_json::json!({
+        "apiVersion": "wgpolicyk8s.io/v1alpha2", "kind": "PolicyReport",
+        "metadata": {"name": "r", "namespace": "tenant-foo"},
+        "scope": {"apiVersion": "etcd.aenix.io/v1alpha1", "kind": "EtcdCluster", "name": "etcd", "namespace": "tenant-foo"},
+        "results": [{
+            "source": "kubewarden", "policy": "clusterwide-upgrade-gate", "result": "fail", "severity": "info",
+            "properties": {"policy-name": "upgrade-gate"},
+            "message": "[upgrade-gate/etcd-adoption-not-checked] not checked: the snapshot target of migration 50 could not be read: Policy has not been granted access to Kubernetes v1/Secret resources."
+        }, {
+            "source": "kubewarden", "policy": "clusterwide-upgrade-gate", "result": "fail", "severity": "info",
+            "properties": {"policy-name": "upgrade-gate"},
+            "message": "[upgrade-gate/etcd-adoption-target] Secret cozy-velero/cozy-backups-creds does not exist"
+        }]
+    });
+    let output: Value = serde_json::from_str(&report(
+        &["-", "--format", "json"],
+        &report_json.to_string(),
+    ))
+    .unwrap();
+    let results: Vec<&str> = output["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["result"].as_str().unwrap())
+        .collect();
+    assert_eq!(results, ["not-checked", "fail"], "{output}");
+    assert_eq!(
+        output["totals"]["byResult"],
+        serde_json::json!({"fail": 1, "not-checked": 1})
+    );
 }

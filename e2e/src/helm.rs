@@ -122,6 +122,13 @@ impl Helm {
         serde_json::from_str(&output).map_err(|e| format!("tools/helm-chart render: {e}"))
     }
 
+    /// `template` executed on `object` by Go's text/template, as
+    /// `kubectl get -o go-template=<template>` executes it.
+    pub fn go_template(&self, template: &str, object: &Value) -> Result<String, String> {
+        let input = serde_json::json!({"template": template, "object": object});
+        self.run(&["go-template"], input.to_string().as_bytes())
+    }
+
     /// `helm lint --strict`: its findings when there are any.
     pub fn lint(&self) -> Result<(), String> {
         self.run(&["lint"], b"").map(drop)

@@ -7,11 +7,16 @@ use super::bundle::{self, Identity};
 use super::message;
 
 /// What the policy answered: rejected, allowed with a warning, or failed
-/// to evaluate (audit-scanner's `fail`, `warn` and `error`).
+/// to evaluate (audit-scanner's `fail`, `warn` and `error`); and, for a
+/// rule of ours that says it could not judge the object (its id ends in
+/// `-not-checked`), not checked, whichever way its policy answered: a
+/// report-only policy rejects so that audit-scanner records it, which is no
+/// verdict about the object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum Outcome {
     Fail,
+    NotChecked,
     Warn,
     Error,
 }
@@ -20,6 +25,7 @@ impl Outcome {
     pub fn name(self) -> &'static str {
         match self {
             Outcome::Fail => "fail",
+            Outcome::NotChecked => "not-checked",
             Outcome::Warn => "warn",
             Outcome::Error => "error",
         }
@@ -167,6 +173,11 @@ pub fn from_message(context: &Context, message: &str, out: &mut Vec<ReportedFind
                 Some(entry) if given.is_empty() => pick(entry).to_owned(),
                 _ => given.to_owned(),
             };
+        let result = if ours && shared::is_not_checked(&rule) {
+            Outcome::NotChecked
+        } else {
+            context.result
+        };
         out.push(ReportedFinding {
             severity: or_declared(&context.severity, |p| p.severity),
             category: or_declared(&context.category, |p| p.category),
@@ -174,7 +185,7 @@ pub fn from_message(context: &Context, message: &str, out: &mut Vec<ReportedFind
             rule,
             ours,
             deployed_as: context.deployed_as.clone(),
-            result: context.result,
+            result,
             object: context.object.clone(),
             fix: message::fix(&line.text),
             field: line.field,

@@ -204,7 +204,7 @@ clean:
 	rm -rf dist
 
 ## Publishing: the OCI round trip, SBOMs, reproducibility, ArtifactHub
-## (README: "Publishing and installing").
+## (README: "Publishing").
 .PHONY: registry sbom reproducible artifacthub
 REGISTRY_BIN := /usr/bin/docker-registry
 

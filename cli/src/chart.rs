@@ -13,7 +13,8 @@
 //!   `settings` as its settings type decodes them (schemars reads the same
 //!   serde attributes: names, `deny_unknown_fields`, optional fields, enum
 //!   spellings), so `helm install` refuses a misspelt or mistyped setting
-//!   instead of the policy-server crash-looping on it.
+//!   instead of the policy-server crash-looping on it; every key values.yaml
+//!   sets is required, so a `null` cannot remove a value the templates need.
 //!
 //! `make chart` writes both (and renders `deploy/` from the chart); a test
 //! fails while the committed files differ from what this writes.
@@ -216,15 +217,22 @@ fn mode_schema(description: &str) -> Value {
     json!({"type": "string", "enum": ["monitor", "protect"], "description": description})
 }
 
-/// One policy's values: `enabled`, `mode`, `settings`, `module`.
+/// One policy's values: `enabled`, `mode`, `settings`, `module`, and its
+/// webhook's failure policy, timeouts and namespaces.
 fn policy_values_schema(name: &str, description: &str, settings: Value) -> Value {
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
     json!({
         "type": "object",
         "additionalProperties": false,
         "description": format!("{name}: {description}"),
         "properties": {
             "enabled": {"type": "boolean", "description": "Install this policy's ClusterAdmissionPolicy."},
-            "mode": mode_schema("This policy's mode; the chart's `mode` when unset."),
+            "mode": mode_schema("This policy's mode; the chart's `mode` when unset (monitor for the report-only upgrade-gate and upgrade-readiness)."),
+            "failurePolicy": {"type": "string", "enum": ["Fail", "Ignore"], "description": "What the API server does when the policy-server does not answer: Fail rejects the request, Ignore lets it through. Unset, it follows the policy's mode: Ignore in monitor, Fail in protect."},
+            "timeoutSeconds": timeout_schema("The webhook's timeout; the policy's template sets 5, or 10 for a context-aware policy."),
+            "timeoutEvalSeconds": timeout_schema("The timeout of the evaluation in policy-server, after which the failure policy applies; policy-server's own when unset."),
+            "skipNamespaces": {"type": "array", "items": namespace_schema(), "description": "More namespaces this policy leaves out, besides the chart's `skipNamespaces` and Kubewarden's namespace."},
+            "namespaceSelector": kubernetes_schema::<LabelSelector>(),
             "settings": settings,
             "module": {
                 "type": "object",
@@ -232,12 +240,38 @@ fn policy_values_schema(name: &str, description: &str, settings: Value) -> Value
                 "description": "Where the module is pulled from: registry://<registry>/<policy>:<tag>[@<digest>].",
                 "properties": {
                     "registry": {"type": "string", "minLength": 1, "description": "Replaces `modules.registry` for this policy."},
-                    "tag": {"type": "string", "pattern": "^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$", "description": "The tag; v<the policy's version> when unset."},
+                    "tag": {"type": "string", "pattern": TAG_PATTERN, "description": "The tag; v<the policy's version> when unset."},
                     "digest": {"type": "string", "pattern": "^sha256:[0-9a-f]{64}$", "description": "Pins the module by digest (what `push` prints)."},
                 },
             },
         },
     })
+}
+
+/// An OCI tag (the distribution spec's `[a-zA-Z0-9_][a-zA-Z0-9._-]{0,127}`).
+const TAG_PATTERN: &str = "^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$";
+
+/// A webhook timeout: the ClusterAdmissionPolicy CRD's range for both
+/// `timeoutSeconds` and `timeoutEvalSeconds`.
+fn timeout_schema(description: &str) -> Value {
+    json!({"type": "integer", "minimum": 2, "maximum": 30, "description": description})
+}
+
+/// A namespace's name: a DNS-1123 label.
+fn namespace_schema() -> Value {
+    json!({"type": "string", "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", "maxLength": 63})
+}
+
+/// The name of a ConfigMap, Secret or ServiceAccount: a DNS-1123
+/// subdomain; empty where the value is optional.
+fn object_name_schema(description: &str, optional: bool) -> Value {
+    let name = "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
+    let pattern = if optional {
+        format!("^({name})?$")
+    } else {
+        format!("^{name}$")
+    };
+    json!({"type": "string", "pattern": pattern, "maxLength": 253, "description": description})
 }
 
 /// A Kubernetes type's schema from k8s-openapi (generated from the API's
@@ -332,20 +366,33 @@ fn verification_schema() -> Value {
     })
 }
 
-/// The values of the PolicyServer the policies run on.
+/// The values of the PolicyServer the policies run on: the fields of the
+/// PolicyServer CRD (`policies.kubewarden.io_policyservers.yaml`), each
+/// Kubernetes type as k8s-openapi declares it.
 fn policy_server_schema() -> Value {
-    use k8s_openapi::api::core::v1::{Affinity, Toleration};
+    use k8s_openapi::api::core::v1::{
+        Affinity, EnvVar, PodSecurityContext, SecurityContext, Toleration,
+    };
     use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
     let quantities = kubernetes_schema::<BTreeMap<String, Quantity>>();
     json!({
         "type": "object",
         "additionalProperties": false,
         "properties": {
-            "name": {"type": "string", "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", "maxLength": 50, "description": "The PolicyServer's name; Kubewarden's controller names its Deployment and Service policy-server-<name>."},
-            "image": {"type": "string", "minLength": 1, "description": "policy-server's image."},
+            "name": {"type": "string", "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", "maxLength": 50, "description": "The PolicyServer's name; Kubewarden's controller names its Deployment and Service policy-server-<name>. Kubewarden never moves a policy to another PolicyServer: renaming it needs the release uninstalled first."},
+            "image": {
+                "type": "object",
+                "additionalProperties": false,
+                "description": "policy-server's image: <registry>/<repository>:<tag>[@<digest>].",
+                "properties": {
+                    "registry": {"type": "string", "minLength": 1, "description": "The registry (a mirror's, for an air-gapped cluster)."},
+                    "repository": {"type": "string", "pattern": "^[a-z0-9]+([._-][a-z0-9]+)*(/[a-z0-9]+([._-][a-z0-9]+)*)*$"},
+                    "tag": {"type": "string", "pattern": TAG_PATTERN},
+                    "digest": {"type": "string", "pattern": "^(sha256:[0-9a-f]{64})?$", "description": "Pins the image by digest; empty for none."},
+                },
+            },
             "replicas": {"type": "integer", "minimum": 1},
-            "minAvailable": {"description": "Of the PodDisruptionBudget the controller creates (a number or a percentage); null for none.", "type": ["integer", "string", "null"], "minimum": 0, "pattern": "^[0-9]+%$"},
-            "maxUnavailable": {"description": "Instead of minAvailable (only one of the two).", "type": ["integer", "string", "null"], "minimum": 0, "pattern": "^[0-9]+%$"},
+            "maxUnavailable": {"description": "Of the PodDisruptionBudget the controller creates: how many pods a drain may evict at once, at least 1 or 1%, so that the budget never blocks a drain.", "type": ["integer", "string"], "minimum": 1, "pattern": "^([1-9][0-9]?|100)%$"},
             "resources": {
                 "type": "object",
                 "additionalProperties": false,
@@ -354,17 +401,64 @@ fn policy_server_schema() -> Value {
             "affinity": kubernetes_schema::<Affinity>(),
             "tolerations": {"type": "array", "items": kubernetes_schema::<Toleration>()},
             "priorityClassName": {"type": "string"},
+            "annotations": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Annotations of the policy-server pods."},
+            "env": {"type": "array", "items": kubernetes_schema::<EnvVar>(), "description": "Environment variables of the policy-server container."},
+            "securityContexts": {
+                "type": "object",
+                "additionalProperties": false,
+                "description": "The security contexts of the policy-server pods and container; the controller's defaults for the one left out.",
+                "properties": {
+                    "pod": kubernetes_schema::<PodSecurityContext>(),
+                    "container": kubernetes_schema::<SecurityContext>(),
+                },
+            },
+            "imagePullSecret": object_name_schema("A Secret (kubernetes.io/dockerconfigjson) in Kubewarden's namespace with the credentials of the registry the modules are pulled from; empty for none.", true),
+            "sourceAuthorities": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string", "pattern": "-----BEGIN CERTIFICATE-----"}}, "description": "Registry -> the PEM certificates of the authorities that sign its TLS certificate."},
+            "insecureSources": {"type": "array", "items": {"type": "string", "minLength": 1}, "description": "Registries reached over plain HTTP or without verifying TLS."},
+            "sigstoreTrustConfig": object_name_schema("A ConfigMap in Kubewarden's namespace whose `sigstore-trust-config` holds a Sigstore trust configuration (ClientTrustConfig JSON); empty for the public Sigstore.", true),
             "serviceAccount": {
                 "type": "object",
                 "additionalProperties": false,
                 "properties": {
                     "create": {"type": "boolean", "description": "Create the service account and the ClusterRole that lets it read what the context-aware policies look up."},
-                    "name": {"type": "string", "minLength": 1},
+                    "name": object_name_schema("The PolicyServer's service account.", false),
                 },
             },
             "verificationConfig": verification_schema(),
+            "verificationConfigMap": object_name_schema("Instead of verificationConfig: a ConfigMap in Kubewarden's namespace whose `verification-config` holds policy-server's verification configuration; empty for none.", true),
         },
-        "not": {"required": ["minAvailable", "maxUnavailable"], "properties": {"minAvailable": {"not": {"type": "null"}}, "maxUnavailable": {"not": {"type": "null"}}}},
+        "not": {
+            "description": "verificationConfig and verificationConfigMap are one or the other.",
+            "required": ["verificationConfig", "verificationConfigMap"],
+            "properties": {"verificationConfig": {"minProperties": 1}, "verificationConfigMap": {"minLength": 1}},
+        },
+    })
+}
+
+/// audit-scanner's service account and the read access the chart grants it.
+fn audit_scanner_schema() -> Value {
+    json!({
+        "type": "object",
+        "additionalProperties": false,
+        "description": "Kubewarden's audit-scanner: the account the chart lets read what the enabled policies audit.",
+        "properties": {
+            "rbac": {
+                "type": "object",
+                "additionalProperties": false,
+                "properties": {
+                    "create": {"type": "boolean", "description": "A ClusterRole and its binding: get, list and watch on the resources of every rule audit-scanner replays, nothing more."},
+                },
+            },
+            "serviceAccount": {
+                "type": "object",
+                "additionalProperties": false,
+                "description": "audit-scanner's service account: Kubewarden's chart's auditScanner.serviceAccountName, in the namespace Kubewarden is installed into.",
+                "properties": {
+                    "name": object_name_schema("The service account's name.", false),
+                    "namespace": namespace_schema(),
+                },
+            },
+        },
     })
 }
 
@@ -388,7 +482,10 @@ fn values_schema(policies: &[(String, String, Value)]) -> Value {
         "additionalProperties": false,
         "properties": {
             "global": {"type": "object", "description": "Helm's values shared with parent charts; unused."},
-            "mode": mode_schema("The mode of every policy whose own `mode` is unset: monitor (nothing is rejected; the policy-server logs what would be, audit-scanner reports it) or protect. Kubewarden allows monitor to protect, never back."),
+            "kubewardenNamespace": namespace_schema(),
+            "skipNamespaces": {"type": "array", "items": namespace_schema(), "description": "Namespaces no policy but no-delete looks into, besides Kubewarden's."},
+            "auditScanner": audit_scanner_schema(),
+            "mode": mode_schema("The mode of every policy whose own `mode` is unset, but the report-only upgrade-gate and upgrade-readiness: monitor (nothing is rejected; the policy-server logs what would be, audit-scanner reports it, and an unanswered webhook lets the request through) or protect. Kubewarden allows monitor to protect, never back."),
             RELEASE_SETTING: {
                 "type": "string",
                 "enum": shared::Release::ALL.iter().map(|r| r.as_str()).collect::<Vec<_>>(),
@@ -419,14 +516,53 @@ fn values_schema(policies: &[(String, String, Value)]) -> Value {
     })
 }
 
+/// `schema` with every key `defaults` (values.yaml) sets required where it
+/// is set. Helm drops a key a user sets to `null` before it checks the
+/// values against the schema, so without this `mode: null` would pass and
+/// render an empty mode (which Kubewarden reads as protect), and
+/// `policyServer.resources: null` would fail the render on a nil pointer; a
+/// value is emptied with `{}`, `[]` or `""` instead.
+fn require_defaults(schema: &mut Value, defaults: &Value) {
+    let Value::Object(defaults) = defaults else {
+        return;
+    };
+    let Some(Value::Object(properties)) = schema.get_mut("properties") else {
+        return;
+    };
+    let mut required = Vec::new();
+    for (key, value) in defaults {
+        if let Some(property) = properties.get_mut(key) {
+            require_defaults(property, value);
+            required.push(key.clone());
+        }
+    }
+    if required.is_empty() {
+        return;
+    }
+    if let Some(object) = schema.as_object_mut() {
+        let mut all: Vec<String> = object
+            .get("required")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|key| key.as_str().map(str::to_owned))
+            .chain(required)
+            .collect();
+        all.sort();
+        all.dedup();
+        object.insert("required".to_owned(), json!(all));
+    }
+}
+
 /// The generated files of the chart, relative to the repository root.
 #[derive(Debug)]
 pub struct Generated {
     pub files: Vec<(PathBuf, String)>,
 }
 
-/// Both generated files for the policies of the workspace.
-pub fn generate(policies: &[PolicyDir]) -> Result<Generated> {
+/// Both generated files for the policies of the workspace under `root`
+/// (whose chart's values.yaml says which values are required).
+pub fn generate(root: &Path, policies: &[PolicyDir]) -> Result<Generated> {
     let mut chart_policies = BTreeMap::new();
     let mut schemas = Vec::new();
     for policy in policies {
@@ -453,9 +589,16 @@ pub fn generate(policies: &[PolicyDir]) -> Result<Generated> {
         "{POLICIES_HEADER}{}",
         serde_saphyr::to_string(&chart_policies)?
     );
-    let mut schema = serde_json::to_string_pretty(&values_schema(&schemas))?;
-    schema.push('\n');
     let dir = PathBuf::from(CHART_DIR);
+    let values_path = root.join(&dir).join("values.yaml");
+    let values_text = std::fs::read_to_string(&values_path)
+        .with_context(|| format!("reading {}", values_path.display()))?;
+    let defaults: Value = reading::yaml::document(&values_text, reading::yaml::Limit::Settings)
+        .with_context(|| format!("reading {}", values_path.display()))?;
+    let mut schema = values_schema(&schemas);
+    require_defaults(&mut schema, &defaults);
+    let mut schema = serde_json::to_string_pretty(&schema)?;
+    schema.push('\n');
     Ok(Generated {
         files: vec![
             (dir.join("files/policies.yaml"), policies_yaml),
@@ -514,7 +657,7 @@ mod tests {
     #[test]
     fn committed_chart_files_are_what_the_policies_give() {
         let root = root();
-        let generated = generate(&workspace::policies(&root).unwrap()).unwrap();
+        let generated = generate(&root, &workspace::policies(&root).unwrap()).unwrap();
         let drift = generated.drift(&root);
         assert!(
             drift.is_empty(),

@@ -51,7 +51,8 @@ pub fn platform_condition() -> (String, String) {
 }
 
 /// A starting ClusterAdmissionPolicy for a policy, from its metadata:
-/// monitor mode, the platform condition, the severity and category.
+/// monitor mode (failing open, as the chart's monitor mode does), the
+/// platform condition, the severity and category.
 pub fn scaffold(metadata: &Metadata) -> Result<ClusterAdmissionPolicy> {
     let annotation = |key: &str| -> Result<String> {
         metadata
@@ -91,7 +92,7 @@ pub fn scaffold(metadata: &Metadata) -> Result<ClusterAdmissionPolicy> {
             }]},
             "matchConditions": [{"name": condition, "expression": expression}],
             "timeoutSeconds": if metadata.context_aware_resources.is_empty() { 5 } else { 10 },
-            "failurePolicy": "Fail",
+            "failurePolicy": "Ignore",
         },
     });
     typed(&manifest)

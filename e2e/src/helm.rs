@@ -11,23 +11,53 @@ use std::process::{Command, Stdio};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// One rendering: release name, namespace, values.
+/// One rendering: release name, namespace, values, and for an upgrade over
+/// a cluster's objects, what that cluster holds.
 #[derive(Debug, Clone, Serialize)]
 pub struct Render {
     pub name: String,
     pub namespace: String,
     pub values: Value,
+    /// Rendered as `helm upgrade` over a cluster that holds these, which
+    /// the chart's `lookup` finds (a loopback API server serves them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<Vec<ClusterResource>>,
+}
+
+/// A resource of the cluster an upgrade is rendered over: what discovery
+/// says of it, and its objects.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterResource {
+    pub api_version: String,
+    pub kind: String,
+    /// The plural.
+    pub resource: String,
+    pub namespaced: bool,
+    pub objects: Vec<Value>,
 }
 
 impl Render {
     /// The chart as `deploy/` renders it: release cozystack-policies in
     /// kubewarden.
     pub fn with(values: Value) -> Self {
+        Self::in_namespace(values, "kubewarden")
+    }
+
+    /// Release cozystack-policies in `namespace`.
+    pub fn in_namespace(values: Value, namespace: &str) -> Self {
         Self {
             name: "cozystack-policies".to_owned(),
-            namespace: "kubewarden".to_owned(),
+            namespace: namespace.to_owned(),
             values,
+            cluster: None,
         }
+    }
+
+    /// The same rendering as an upgrade over a cluster holding `cluster`.
+    pub fn upgrading(mut self, cluster: Vec<ClusterResource>) -> Self {
+        self.cluster = Some(cluster);
+        self
     }
 }
 

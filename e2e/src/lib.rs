@@ -11,6 +11,7 @@
 pub mod helm;
 pub mod hostile;
 pub mod manifests;
+pub mod rbac;
 pub mod soak;
 
 use reading::yaml::{self, Limit};

@@ -13,7 +13,9 @@
 use reading::yaml::{self, Limit};
 use std::collections::BTreeMap;
 
-use k8s_openapi::api::core::v1::{Affinity, ConfigMap, ServiceAccount, Toleration};
+use k8s_openapi::api::core::v1::{
+    Affinity, ConfigMap, EnvVar, PodSecurityContext, SecurityContext, ServiceAccount, Toleration,
+};
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
@@ -38,10 +40,9 @@ pub struct PolicyServer {
 pub struct PolicyServerSpec {
     pub image: String,
     pub replicas: u32,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub min_available: Option<IntOrString>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_unavailable: Option<IntOrString>,
+    /// The chart always sets it, and never minAvailable: a budget of at
+    /// least one pod that a drain may evict.
+    pub max_unavailable: IntOrString,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service_account_name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -54,10 +55,41 @@ pub struct PolicyServerSpec {
     pub requests: BTreeMap<String, Quantity>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub limits: BTreeMap<String, Quantity>,
+    /// Of the pods (the controller copies them to the Deployment's).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub annotations: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env: Vec<EnvVar>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub security_contexts: Option<SecurityContexts>,
+    /// A dockerconfigjson Secret (in the controller's namespace) with the
+    /// credentials policy-server pulls the modules with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_pull_secret: Option<String>,
+    /// Registry -> the PEM certificates of the authorities of its TLS
+    /// certificate (sources.yaml `source_authorities`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub source_authorities: BTreeMap<String, Vec<String>>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub insecure_sources: Vec<String>,
+    /// The ConfigMap (in the controller's namespace) whose
+    /// `sigstore-trust-config` configures another Sigstore instance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sigstore_trust_config: Option<String>,
     /// The ConfigMap (in the controller's namespace) whose
     /// `verification-config` policy-server verifies modules with.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verification_config: Option<String>,
+}
+
+/// The security contexts of the policy-server pods and container.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SecurityContexts {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pod: Option<PodSecurityContext>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub container: Option<SecurityContext>,
 }
 
 /// Cilium's CiliumNetworkPolicy (`cilium.io/v2`).

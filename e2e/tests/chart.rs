@@ -8,11 +8,28 @@
 //! - `helm/lint`, `helm/deploy-is-the-chart`: `helm lint --strict`, and
 //!   `deploy/bundle/` equal to the chart's rendering (run `make chart`).
 //! - `<rendering>/…`: the same checks for the chart rendered with its
-//!   defaults, with every value changed (`every-value`, and `every-value/
-//!   values-reach-the-manifests`: each value shows in the manifests; every
-//!   leaf of values.yaml is changed by one of the renderings), with
-//!   everything optional off (`disabled`), and with no-delete's guard on
-//!   (`label-removal`).
+//!   defaults, with every value changed (`every-value`, in another
+//!   namespace, and `every-value/values-reach-the-manifests`: each value
+//!   shows in the manifests; every leaf of values.yaml is changed by one of
+//!   the renderings), with everything optional off (`disabled`), with
+//!   no-delete's guard on (`label-removal`), with `mode: protect`
+//!   (`protect`) and with two policies off (`fewer-policies`). Each is typed, also against Kubewarden's CRDs; each
+//!   policy's mode and failurePolicy follow the values (`policies`); the
+//!   PolicyServer's and audit-scanner's accounts get exactly what the
+//!   enabled policies read and audit (`policy-server`, `audit-scanner`).
+//! - `rbac/…`: from the default rendering beside the audit-scanner RBAC of
+//!   Kubewarden's chart and Kubernetes' `view` role (tests/data/rbac/),
+//!   evaluated with Kubernetes' RBAC rules and aggregation
+//!   (`e2e::rbac`): audit-scanner can list every resource a policy audits
+//!   and do the rest of its job, and could not without the chart.
+//! - `monitor/…`: monitor mode never rejects, not even when the
+//!   policy-server does not answer (failurePolicy Ignore), and the
+//!   chart-wide `mode: protect` protects every policy but the report-only
+//!   ones.
+//! - `guards/…`: the render refuses a namespace other than Kubewarden's,
+//!   and an upgrade that renames the PolicyServer of installed policies
+//!   (rendered over a loopback API server, as `helm upgrade` asks the
+//!   cluster).
 //! - `schema/…`: values.schema.json accepts the settings of every case a
 //!   policy accepts, refuses mistakes with the key named, and refuses the
 //!   invalid-settings cases it can express (the rest are refused by
@@ -35,8 +52,9 @@ use reading::yaml::{self, Limit};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use e2e::helm::{Helm, Render, Rendered};
+use e2e::helm::{ClusterResource, Helm, Render, Rendered};
 use e2e::manifests::{ClusterAdmissionPolicy, Object};
+use e2e::rbac::{Account, Grant, Rbac, Request};
 use host::policy_server::{PolicyMode, PolicyServer, ServerConfig, admission_review};
 use kubewarden_policy_sdk::crd::policies::common::PolicyMode as CrdMode;
 use libtest_mimic::{Arguments, Failed, Trial};
@@ -48,6 +66,12 @@ const CHART: &str = "charts/cozystack-policies";
 const CHART_REPOSITORY: &str = "ghcr.io/cozystack/cozystack-policies/charts/cozystack-policies";
 const PLATFORM_CONDITION: &str = "!request.userInfo.groups.exists(g, g in ['system:serviceaccounts:cozy-system', 'system:serviceaccounts:cozy-fluxcd'])";
 const HELM_LAYER: &str = "application/vnd.cncf.helm.chart.content.v1.tar+gzip";
+/// The policies that only report (their templates and READMEs say why):
+/// the chart-wide `mode` never protects them.
+const REPORT_ONLY: [&str; 2] = ["upgrade-gate", "upgrade-readiness"];
+
+#[path = "chart/crds.rs"]
+mod crds;
 
 fn main() {
     let args = Arguments::from_args();
@@ -65,11 +89,15 @@ struct Bundle {
     defaults: Value,
     /// Chart.yaml.
     chart: Value,
+    /// Kubewarden's CRDs (`None` where the fact base is missing, off CI).
+    crds: Option<crds::Crds>,
 }
 
 /// One rendering of the chart: the values given and what came out.
 struct Rendering {
     name: &'static str,
+    /// The release's namespace.
+    namespace: String,
     /// The values as Helm merges them: values.yaml under the given ones.
     values: Value,
     documents: Result<Vec<Value>, String>,
@@ -99,6 +127,7 @@ fn load() -> Result<Bundle, String> {
         chart_policies: yaml(&format!("{CHART}/files/policies.yaml"))?,
         defaults: yaml(&format!("{CHART}/values.yaml"))?,
         chart: yaml(&format!("{CHART}/Chart.yaml"))?,
+        crds: crds::Crds::find()?,
     })
 }
 
@@ -158,6 +187,15 @@ fn settings_with_a_failing_case(policy: &str) -> Result<Value, String> {
     Ok(fallback)
 }
 
+/// A certificate authority's PEM for `sourceAuthorities` (the rendering is
+/// checked, not used to connect).
+const TEST_CERTIFICATE: &str =
+    "-----BEGIN CERTIFICATE-----\nMIIBdzCCAR2gAwIBAgIUTest\n-----END CERTIFICATE-----\n";
+
+/// The namespace the `every-value` rendering installs into, and tells the
+/// chart Kubewarden runs in.
+const OTHER_NAMESPACE: &str = "kubewarden-system";
+
 /// Every value of values.yaml changed (what `disabled` turns off aside).
 fn every_value(bundle: &Bundle) -> Result<Value, String> {
     let mut policies = serde_json::Map::new();
@@ -178,18 +216,41 @@ fn every_value(bundle: &Bundle) -> Result<Value, String> {
                 json!({"registry": "other.example.com/policies", "tag": "v1.2.3", "digest": format!("sha256:{}", "cd".repeat(32))})
             }
         };
+        // A third with their own failure policy, against their mode's, and
+        // webhook settings of their own; a third with a selector of their
+        // own; the rest as their mode and template say.
+        match i % 3 {
+            0 => {
+                values["failurePolicy"] = json!(if i % 2 == 0 { "Fail" } else { "Ignore" });
+                values["timeoutSeconds"] = json!(7);
+                values["timeoutEvalSeconds"] = json!(4);
+                values["skipNamespaces"] = json!(["tenant-sandbox"]);
+            }
+            1 => {
+                values["namespaceSelector"] = json!({"matchExpressions": [
+                    {"key": "cozystack.io/system", "operator": "DoesNotExist"},
+                ]});
+            }
+            _ => {}
+        }
         policies.insert(policy.clone(), values);
     }
     Ok(json!({
         "mode": "protect",
         "cozystackVersion": "v1.5.4",
+        "kubewardenNamespace": OTHER_NAMESPACE,
+        "skipNamespaces": ["kube-system", "cozy-linstor"],
         "modules": {"registry": "registry.example.com/mirror"},
         "policies": policies,
         "policyServer": {
             "name": "cozy-guard",
-            "image": "registry.example.com/kubewarden/adm-controller/policy-server:v1.36.0",
+            "image": {
+                "registry": "registry.example.com:5000",
+                "repository": "mirror/kubewarden/policy-server",
+                "tag": "v1.36.1",
+                "digest": format!("sha256:{}", "ef".repeat(32)),
+            },
             "replicas": 3,
-            "minAvailable": null,
             "maxUnavailable": "50%",
             "resources": {
                 "requests": {"cpu": "250m", "memory": "256Mi"},
@@ -201,42 +262,83 @@ fn every_value(bundle: &Bundle) -> Result<Value, String> {
             }]}},
             "tolerations": [{"key": "node-role.kubernetes.io/control-plane", "operator": "Exists", "effect": "NoSchedule"}],
             "priorityClassName": "system-cluster-critical",
+            "annotations": {"example.com/owner": "platform-team"},
+            "env": [
+                {"name": "KUBEWARDEN_LOG_LEVEL", "value": "debug"},
+                {"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}},
+            ],
+            "securityContexts": {
+                "pod": {"runAsNonRoot": true, "seccompProfile": {"type": "RuntimeDefault"}},
+                "container": {"readOnlyRootFilesystem": true, "allowPrivilegeEscalation": false, "capabilities": {"drop": ["ALL"]}},
+            },
+            "imagePullSecret": "registry-credentials",
+            "sourceAuthorities": {"registry.example.com:5000": [TEST_CERTIFICATE]},
+            "insecureSources": ["registry.lab.example.com:5000"],
+            "sigstoreTrustConfig": "sigstore-trust",
             "serviceAccount": {"create": true, "name": "cozy-guard"},
             "verificationConfig": {"apiVersion": "v1", "allOf": [{"kind": "pubKey", "owner": "platform-team", "key": TEST_PUBLIC_KEY}]},
+        },
+        "auditScanner": {
+            "rbac": {"create": true},
+            "serviceAccount": {"name": "scanner", "namespace": "kubewarden-audit"},
         },
         "networkPolicy": {"enabled": true, "namespaces": ["cozy-system", "tenant-root"]},
     }))
 }
 
-/// The renderings every check runs over, with the values each was given.
+/// The renderings every check runs over, with the values and namespace
+/// each was given.
 fn renderings(bundle: &Bundle, helm: &Helm) -> Result<Vec<Rendering>, String> {
     let first = bundle.metadata.keys().next().cloned().unwrap_or_default();
-    let given: Vec<(&'static str, Value)> = vec![
-        ("defaults", json!({})),
-        ("every-value", every_value(bundle)?),
+    let given: Vec<(&'static str, &str, Value)> = vec![
+        ("defaults", "kubewarden", json!({})),
+        ("every-value", OTHER_NAMESPACE, every_value(bundle)?),
         (
             "disabled",
+            "kubewarden",
             json!({
                 "policies": {first: {"enabled": false}},
-                "policyServer": {"serviceAccount": {"create": false, "name": "existing"}, "minAvailable": null},
+                "policyServer": {
+                    "serviceAccount": {"create": false, "name": "existing"},
+                    "verificationConfigMap": "platform-verification",
+                },
+                "auditScanner": {"rbac": {"create": false}},
                 "networkPolicy": {"enabled": false},
             }),
         ),
         (
             "label-removal",
+            "kubewarden",
             json!({"policies": {"no-delete": {"settings": {
                 "labelKey": "example.com/keep",
                 "labelRemoval": {"allowedGroups": ["cozystack-cluster-admin"]},
             }}}}),
         ),
+        ("protect", "kubewarden", json!({"mode": "protect"})),
+        // upgrade-readiness alone audits Namespaces, ConfigMaps,
+        // KubeadmConfigTemplates and Packages, and securitygroup-validity
+        // alone reads CiliumNetworkPolicies and ApplicationDefinitions: both
+        // roles must lose them.
+        (
+            "fewer-policies",
+            "kubewarden",
+            json!({"policies": {
+                "upgrade-readiness": {"enabled": false},
+                "securitygroup-validity": {"enabled": false},
+            }}),
+        ),
     ];
-    let requests: Vec<Render> = given.iter().map(|(_, v)| Render::with(v.clone())).collect();
+    let requests: Vec<Render> = given
+        .iter()
+        .map(|(_, namespace, v)| Render::in_namespace(v.clone(), namespace))
+        .collect();
     let rendered = helm.render(&requests)?;
     Ok(given
         .into_iter()
         .zip(rendered)
-        .map(|((name, values), rendered)| Rendering {
+        .map(|((name, namespace, values), rendered)| Rendering {
             name,
+            namespace: namespace.to_owned(),
             values: merged(&bundle.defaults, &values),
             documents: rendered.documents(),
         })
@@ -248,6 +350,7 @@ fn trials() -> Result<Vec<Trial>, String> {
     let mut trials = Vec::new();
     let deploy = Arc::new(Rendering {
         name: "deploy",
+        namespace: "kubewarden".to_owned(),
         values: bundle.defaults.clone(),
         documents: deploy_documents(),
     });
@@ -257,7 +360,14 @@ fn trials() -> Result<Vec<Trial>, String> {
         .into_iter()
         .map(str::to_owned)
         .collect();
-    for name in ["defaults", "every-value", "disabled", "label-removal"] {
+    for name in [
+        "defaults",
+        "every-value",
+        "disabled",
+        "label-removal",
+        "protect",
+        "fewer-policies",
+    ] {
         for check in CHECKS {
             helm_trials.push(format!("{name}/{check}"));
         }
@@ -268,6 +378,11 @@ fn trials() -> Result<Vec<Trial>, String> {
             "every-value/every-value-is-changed",
             "label-removal/guard",
             "disabled/nothing-optional",
+            "rbac/audit-scanner-reads-what-the-policies-audit",
+            "monitor/never-rejects",
+            "monitor/protect-spares-the-report-only-policies",
+            "guards/kubewarden-namespace",
+            "guards/policy-server-rename",
             "schema/accepts-every-accepted-case",
             "schema/refuses-invalid-settings",
             "schema/refuses-mistakes",
@@ -342,6 +457,42 @@ fn trials() -> Result<Vec<Trial>, String> {
             nothing_optional(&bundle, &rendering)
         }));
     }
+    {
+        let rendering = get("defaults")?;
+        let bundle = Arc::clone(&bundle);
+        trials.push(Trial::test(
+            "rbac/audit-scanner-reads-what-the-policies-audit",
+            move || audit_scanner_reads_what_the_policies_audit(&bundle, &rendering),
+        ));
+    }
+    {
+        let rendering = get("defaults")?;
+        let bundle = Arc::clone(&bundle);
+        trials.push(Trial::test("monitor/never-rejects", move || {
+            monitor_never_rejects(&bundle, &rendering)
+        }));
+    }
+    {
+        let rendering = get("protect")?;
+        let bundle = Arc::clone(&bundle);
+        trials.push(Trial::test(
+            "monitor/protect-spares-the-report-only-policies",
+            move || protect_spares_the_report_only_policies(&bundle, &rendering),
+        ));
+    }
+    {
+        let helm = Arc::clone(&helm);
+        trials.push(Trial::test("guards/kubewarden-namespace", move || {
+            kubewarden_namespace_guard(&helm)
+        }));
+    }
+    {
+        let helm = Arc::clone(&helm);
+        let bundle = Arc::clone(&bundle);
+        trials.push(Trial::test("guards/policy-server-rename", move || {
+            policy_server_rename_guard(&helm, &bundle)
+        }));
+    }
     let schema_checks: [(&str, Check); 3] = [
         (
             "schema/accepts-every-accepted-case",
@@ -370,7 +521,7 @@ fn trials() -> Result<Vec<Trial>, String> {
 /// A trial that asks Helm.
 type Check = fn(&Helm) -> Result<(), Failed>;
 
-const CHECKS: [&str; 3] = ["typed", "policies", "policy-server"];
+const CHECKS: [&str; 4] = ["typed", "policies", "policy-server", "audit-scanner"];
 
 /// The checks every rendering gets.
 fn checks(bundle: &Arc<Bundle>, rendering: &Arc<Rendering>) -> Vec<Trial> {
@@ -381,9 +532,12 @@ fn checks(bundle: &Arc<Bundle>, rendering: &Arc<Rendering>) -> Vec<Trial> {
             Trial::test(format!("{}/{check}", rendering.name), move || {
                 let objects = objects(&rendering)?;
                 match *check {
-                    "typed" => Ok(()),
+                    "typed" => typed_against_the_crds(&bundle, &rendering),
                     "policies" => policies_follow_metadata(&bundle, &rendering, &objects),
-                    _ => policy_server_serves_the_bundle(&bundle, &rendering, &objects),
+                    "policy-server" => {
+                        policy_server_serves_the_bundle(&bundle, &rendering, &objects)
+                    }
+                    _ => audit_scanner_reads_exactly_the_audited(&bundle, &rendering, &objects),
                 }
             })
         })
@@ -418,14 +572,55 @@ fn policies_in(objects: &[Object]) -> Vec<&ClusterAdmissionPolicy> {
         .collect()
 }
 
-/// One grant of the ClusterRole, as `group/resource` and, for objects
-/// granted by name, `[name,...]`.
-fn read_key(group: &str, resource: &str, names: &[String]) -> String {
-    if names.is_empty() {
-        format!("{group}/{resource}")
-    } else {
-        format!("{group}/{resource}[{}]", names.join(","))
-    }
+/// One grant: `verb` on `group/resource`, by name or not.
+fn grant(group: &str, resource: &str, verb: &str, name: Option<&str>) -> Grant {
+    (
+        group.to_owned(),
+        resource.to_owned(),
+        verb.to_owned(),
+        name.map(str::to_owned),
+    )
+}
+
+/// Grants as a person reads them: `verb group/resource[name]`, sorted.
+fn show_grants(grants: &BTreeSet<Grant>) -> String {
+    let shown: Vec<String> = grants
+        .iter()
+        .map(|(group, resource, verb, name)| {
+            let name = name.as_ref().map(|n| format!("[{n}]")).unwrap_or_default();
+            format!("{verb} {group}/{resource}{name}")
+        })
+        .collect();
+    format!("[{}]", shown.join(", "))
+}
+
+/// The ClusterRoles and ClusterRoleBindings a rendering holds.
+fn rendered_rbac(objects: &[Object]) -> Rbac {
+    let (roles, bindings) = rbac_objects(objects);
+    Rbac::new(roles, bindings)
+}
+
+fn rbac_objects(
+    objects: &[Object],
+) -> (
+    Vec<k8s_openapi::api::rbac::v1::ClusterRole>,
+    Vec<k8s_openapi::api::rbac::v1::ClusterRoleBinding>,
+) {
+    let roles = objects
+        .iter()
+        .filter_map(|o| match o {
+            Object::ClusterRole(role) => Some(role.clone()),
+            _ => None,
+        })
+        .collect();
+    let bindings = objects
+        .iter()
+        .filter_map(|o| match o {
+            Object::ClusterRoleBinding(binding) => Some(binding.clone()),
+            _ => None,
+        })
+        .collect();
+    (roles, bindings)
 }
 
 fn text<'v>(value: &'v Value, pointer: &str) -> &'v str {
@@ -459,6 +654,62 @@ fn enabled(values: &Value, policy: &str) -> bool {
     values["policies"][policy]["enabled"]
         .as_bool()
         .unwrap_or(true)
+}
+
+/// The mode the values give `policy`: its own, else monitor for a
+/// report-only policy and the chart's for the others.
+fn expected_mode<'v>(values: &'v Value, policy: &str) -> &'v str {
+    match values["policies"][policy]["mode"].as_str() {
+        Some(mode) => mode,
+        None if REPORT_ONLY.contains(&policy) => "monitor",
+        None => text(values, "/mode"),
+    }
+}
+
+/// The failurePolicy the values give `policy`: its own, else Ignore in
+/// monitor (monitor never rejects) and Fail in protect.
+fn expected_failure_policy<'v>(values: &'v Value, policy: &str) -> &'v str {
+    match values["policies"][policy]["failurePolicy"].as_str() {
+        Some(given) => given,
+        None if expected_mode(values, policy) == "protect" => "Fail",
+        None => "Ignore",
+    }
+}
+
+/// The namespaceSelector the values give `policy`: its own, else `NotIn`
+/// the chart's skipped namespaces and Kubewarden's (no-delete: none of
+/// them) and its own; none when nothing is left out.
+fn expected_namespace_selector(values: &Value, policy: &str) -> Value {
+    let own = &values["policies"][policy];
+    if let Some(selector) = own.get("namespaceSelector") {
+        return selector.clone();
+    }
+    let strings = |value: &Value| -> Vec<String> {
+        value
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|v| v.as_str().map(str::to_owned))
+            .collect()
+    };
+    let mut skipped = Vec::new();
+    if policy != "no-delete" {
+        skipped.extend(strings(&values["skipNamespaces"]));
+        skipped.push(text(values, "/kubewardenNamespace").to_owned());
+    }
+    for namespace in strings(&own["skipNamespaces"]) {
+        if !skipped.contains(&namespace) {
+            skipped.push(namespace);
+        }
+    }
+    if skipped.is_empty() {
+        return Value::Null;
+    }
+    json!({"matchExpressions": [{
+        "key": "kubernetes.io/metadata.name",
+        "operator": "NotIn",
+        "values": skipped,
+    }]})
 }
 
 /// The settings the chart sends `policy` with these values: the policy's
@@ -568,22 +819,44 @@ fn policies_follow_metadata(
                 annotations.get(key) == metadata.annotations.get(key),
             );
         }
-        let mode = values["policies"][policy]["mode"]
-            .as_str()
-            .unwrap_or_else(|| text(values, "/mode"));
+        let mode = expected_mode(values, policy);
         let rendered_mode = match spec.mode {
             Some(CrdMode::Monitor) => "monitor",
             _ => "protect",
         };
         expect(&format!("mode is not {mode}"), rendered_mode == mode);
+        let failure_policy = expected_failure_policy(values, policy);
+        expect(
+            &format!("failurePolicy is not {failure_policy}"),
+            serde_json::to_value(&spec.failure_policy).ok() == Some(json!(failure_policy)),
+        );
         expect(
             "policyServer",
             spec.policy_server == text(values, "/policyServer/name"),
         );
+        let own = &values["policies"][policy];
         let timeout = spec.timeout_seconds.as_ref().map(i32::from);
+        match own["timeoutSeconds"].as_i64() {
+            Some(given) => expect(
+                "timeoutSeconds is not the values'",
+                timeout.map(i64::from) == Some(given),
+            ),
+            None => expect(
+                "timeoutSeconds outside 2..=10",
+                timeout.is_some_and(|t| (2..=10).contains(&t)),
+            ),
+        }
         expect(
-            "timeoutSeconds outside 1..=10",
-            timeout.is_some_and(|t| (1..=10).contains(&t)),
+            "timeoutEvalSeconds is not the values'",
+            spec.timeout_eval_seconds
+                .as_ref()
+                .map(|t| i64::from(i32::from(t)))
+                == own["timeoutEvalSeconds"].as_i64(),
+        );
+        let selector = serde_json::to_value(&spec.namespace_selector).unwrap_or_default();
+        expect(
+            &format!("namespaceSelector {selector} is not the values'"),
+            selector == expected_namespace_selector(values, policy),
         );
         expect(
             "neither namespaceSelector nor objectSelector",
@@ -655,64 +928,19 @@ fn policy_server_serves_the_bundle(
     {
         return Err(format!("PolicyServer {:?}", server.metadata.name).into());
     }
+    let namespace = rendering.namespace.as_str();
     let accounts = objects
         .iter()
-        .filter(|o| matches!(o, Object::ServiceAccount(a) if a.metadata.name.as_deref() == Some(account) && a.metadata.namespace.as_deref() == Some("kubewarden")))
+        .filter(|o| matches!(o, Object::ServiceAccount(a) if a.metadata.name.as_deref() == Some(account) && a.metadata.namespace.as_deref() == Some(namespace)))
         .count();
     if accounts != usize::from(create) {
-        return Err(format!("{accounts} ServiceAccounts {account} in kubewarden").into());
+        return Err(format!("{accounts} ServiceAccounts {account} in {namespace}").into());
     }
-    // What the ClusterRole bound to the account grants.
-    let bound: BTreeSet<String> = objects
-        .iter()
-        .filter_map(|o| match o {
-            Object::ClusterRoleBinding(b)
-                if b.subjects.iter().flatten().any(|s| {
-                    s.kind == "ServiceAccount"
-                        && s.name == account
-                        && s.namespace.as_deref() == Some("kubewarden")
-                }) =>
-            {
-                Some(b.role_ref.name.clone())
-            }
-            _ => None,
-        })
-        .collect();
-    let mut granted = BTreeSet::new();
-    for object in objects {
-        if let Object::ClusterRole(role) = object
-            && role
-                .metadata
-                .name
-                .as_ref()
-                .is_some_and(|n| bound.contains(n))
-        {
-            for rule in role.rules.iter().flatten() {
-                // Named objects are only got; everything else is got,
-                // listed and watched.
-                let names = rule.resource_names.clone().unwrap_or_default();
-                let verbs: &[&str] = if names.is_empty() {
-                    &["get", "list", "watch"]
-                } else {
-                    &["get"]
-                };
-                if names.is_empty() && rule.resources.iter().flatten().any(|r| r == "secrets") {
-                    return Err("the ClusterRole grants every Secret".into());
-                }
-                if rule.verbs != verbs {
-                    return Err(
-                        format!("the ClusterRole grants {:?} on {names:?}", rule.verbs).into(),
-                    );
-                }
-                for group in rule.api_groups.iter().flatten() {
-                    for resource in rule.resources.iter().flatten() {
-                        granted.insert(read_key(group, resource, &names));
-                    }
-                }
-            }
-        }
-    }
-    let wanted: BTreeSet<String> = if create {
+    // What the chart's roles grant the account, as the API server reads
+    // them: get, list and watch of what the enabled policies read, Secrets
+    // only got by name.
+    let granted = rendered_rbac(objects).grants_of(&Account::new(namespace, account))?;
+    let wanted: BTreeSet<Grant> = if create {
         bundle
             .metadata
             .keys()
@@ -723,21 +951,36 @@ fn policy_server_serves_the_bundle(
                     .cloned()
                     .unwrap_or_default()
             })
-            .map(|read| {
+            .flat_map(|read| {
                 let names: Vec<String> = read["names"]
                     .as_array()
                     .into_iter()
                     .flatten()
                     .filter_map(|n| n.as_str().map(str::to_owned))
                     .collect();
-                read_key(text(&read, "/apiGroup"), text(&read, "/resource"), &names)
+                let (group, resource) = (text(&read, "/apiGroup"), text(&read, "/resource"));
+                if names.is_empty() {
+                    ["get", "list", "watch"]
+                        .map(|verb| grant(group, resource, verb, None))
+                        .to_vec()
+                } else {
+                    names
+                        .iter()
+                        .map(|name| grant(group, resource, "get", Some(name)))
+                        .collect()
+                }
             })
             .collect()
     } else {
         BTreeSet::new()
     };
     if granted != wanted {
-        return Err(format!("the policy server may read {granted:?}, not {wanted:?}").into());
+        return Err(format!(
+            "the policy server may {}, not {}",
+            show_grants(&granted),
+            show_grants(&wanted)
+        )
+        .into());
     }
     // Every context-aware resource an enabled policy declares is read.
     for (policy, metadata) in &bundle.metadata {
@@ -796,7 +1039,8 @@ fn policy_server_serves_the_bundle(
         .flatten()
         .filter_map(|n| n.as_str().map(str::to_owned))
         .collect();
-    wanted.insert("kubewarden".to_owned());
+    wanted.insert(namespace.to_owned());
+    wanted.insert(text(values, "/auditScanner/serviceAccount/namespace").to_owned());
     if namespaces != wanted || !namespaces.contains("cozy-system") {
         return Err(format!("the network policy admits {namespaces:?}, not {wanted:?}").into());
     }
@@ -811,19 +1055,427 @@ fn policy_server_serves_the_bundle(
     Ok(())
 }
 
+/// The resources audit-scanner lists to audit the policies `values`
+/// enable, from their metadata.yml, as audit-scanner reads their
+/// ClusterAdmissionPolicies: a policy with backgroundAudit, each rule of it
+/// with CREATE and no wildcard (kubewarden/audit-scanner
+/// internal/policies/client.go: `filterWildcardRules`,
+/// `filterNonCreateOperations`, `groupPoliciesByGVR`), as (group, plural).
+fn audited(bundle: &Bundle, values: &Value) -> BTreeSet<(String, String)> {
+    use wasm_meta::metadata::RuleOperation;
+    let create = RuleOperation::Only(shared::Operation::Create);
+    let mut audited = BTreeSet::new();
+    for (policy, metadata) in &bundle.metadata {
+        if !enabled(values, policy) || !metadata.background_audit {
+            continue;
+        }
+        for rule in &metadata.rules {
+            let wildcard = |items: &[String]| items.iter().any(|i| i == "*");
+            if !rule.operations.contains(&create)
+                || wildcard(&rule.api_groups)
+                || wildcard(&rule.api_versions)
+                || wildcard(&rule.resources)
+            {
+                continue;
+            }
+            for group in &rule.api_groups {
+                for resource in &rule.resources {
+                    audited.insert((group.clone(), resource.clone()));
+                }
+            }
+        }
+    }
+    audited
+}
+
+/// audit-scanner's account as the values name it.
+fn audit_scanner(values: &Value) -> Account {
+    Account::new(
+        text(values, "/auditScanner/serviceAccount/namespace"),
+        text(values, "/auditScanner/serviceAccount/name"),
+    )
+}
+
+/// The chart grants audit-scanner's account get, list and watch on exactly
+/// what the enabled policies audit (nothing when `auditScanner.rbac.create`
+/// is off), and binds its roles to no account but audit-scanner's and the
+/// PolicyServer's.
+fn audit_scanner_reads_exactly_the_audited(
+    bundle: &Bundle,
+    rendering: &Rendering,
+    objects: &[Object],
+) -> Result<(), Failed> {
+    let values = &rendering.values;
+    let account = audit_scanner(values);
+    let granted = rendered_rbac(objects).grants_of(&account)?;
+    let wanted: BTreeSet<Grant> =
+        if values["auditScanner"]["rbac"]["create"].as_bool() == Some(true) {
+            audited(bundle, values)
+                .into_iter()
+                .flat_map(|(group, resource)| {
+                    ["get", "list", "watch"].map(|verb| grant(&group, &resource, verb, None))
+                })
+                .collect()
+        } else {
+            BTreeSet::new()
+        };
+    if granted != wanted {
+        return Err(format!(
+            "audit-scanner ({account}) may {}, not {}",
+            show_grants(&granted),
+            show_grants(&wanted)
+        )
+        .into());
+    }
+    let policy_server = Account::new(
+        &rendering.namespace,
+        text(values, "/policyServer/serviceAccount/name"),
+    );
+    let (_, bindings) = rbac_objects(objects);
+    for binding in &bindings {
+        for subject in binding.subjects.iter().flatten() {
+            let known = subject.kind == "ServiceAccount"
+                && [&account, &policy_server].iter().any(|a| {
+                    subject.name == a.name && subject.namespace.as_deref() == Some(&a.namespace)
+                });
+            if !known {
+                return Err(format!(
+                    "{} binds {} {}: the chart grants no account but audit-scanner's and the PolicyServer's",
+                    binding.metadata.name.as_deref().unwrap_or_default(),
+                    subject.kind,
+                    subject.name
+                )
+                .into());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// RBAC that is not the chart's, as manifests of tests/data/rbac/.
+fn rbac_data(file: &str) -> Result<Vec<Object>, String> {
+    let path = format!("e2e/tests/data/rbac/{file}");
+    e2e::manifests::documents(&read(&path)?)?
+        .iter()
+        .map(Object::from_value)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| format!("{path}: {e}"))
+}
+
+/// Everything audit-scanner does, as the API server authorizes it, with
+/// the chart's default rendering installed beside Kubewarden's chart
+/// (tests/data/rbac/kubewarden-audit-scanner.yaml) on a cluster with
+/// Kubernetes' default roles (tests/data/rbac/kubernetes-view.yaml): it
+/// finds the namespaces, policies and policy-server it needs, writes its
+/// reports, and lists every resource an enabled policy audits. Without the
+/// chart's roles it could not list some of them, which is why the chart
+/// grants them.
+fn audit_scanner_reads_what_the_policies_audit(
+    bundle: &Bundle,
+    rendering: &Rendering,
+) -> Result<(), Failed> {
+    let values = &rendering.values;
+    let account = audit_scanner(values);
+    if account != Account::new("kubewarden", "audit-scanner") {
+        return Err(format!(
+            "the defaults name {account}, not Kubewarden's audit-scanner (kubewarden/audit-scanner)"
+        )
+        .into());
+    }
+    let mut theirs = rbac_data("kubewarden-audit-scanner.yaml")?;
+    theirs.extend(rbac_data("kubernetes-view.yaml")?);
+    let mut everything = objects(rendering)?;
+    everything.extend(theirs.iter().cloned());
+    let with_chart = rendered_rbac(&everything);
+    let without_chart = rendered_rbac(&theirs);
+    let audited = audited(bundle, values);
+    if audited.is_empty() {
+        return Err("no enabled policy audits anything".into());
+    }
+    // What audit-scanner does besides listing the audited resources
+    // (kubewarden/audit-scanner internal/: the namespaces to scan, the
+    // policies and their PolicyServer's Service, the reports it writes).
+    let mut needed = vec![
+        Request::new("list", "", "namespaces"),
+        Request::new("list", "", "services"),
+        Request::new("list", "policies.kubewarden.io", "clusteradmissionpolicies"),
+        Request::new("list", "policies.kubewarden.io", "admissionpolicies"),
+        Request::new("get", "policies.kubewarden.io", "policyservers"),
+        Request::new("create", "openreports.io", "reports"),
+        Request::new("patch", "openreports.io", "reports"),
+        Request::new("create", "openreports.io", "clusterreports"),
+    ];
+    for (group, resource) in &audited {
+        for verb in ["get", "list", "watch"] {
+            needed.push(Request::new(verb, group, resource));
+        }
+    }
+    let refused: Vec<String> = needed
+        .iter()
+        .filter(|request| !with_chart.allows(&account, request))
+        .map(ToString::to_string)
+        .collect();
+    if !refused.is_empty() {
+        return Err(format!("audit-scanner ({account}) may not: {}", refused.join(", ")).into());
+    }
+    let blind: Vec<String> = audited
+        .iter()
+        .filter(|(group, resource)| {
+            !without_chart.allows(&account, &Request::new("list", group, resource))
+        })
+        .map(|(group, resource)| format!("{group}/{resource}"))
+        .collect();
+    println!(
+        "audit-scanner lists the {} audited resources; without the chart's ClusterRole it could not list {}: {}",
+        audited.len(),
+        blind.len(),
+        blind.join(", ")
+    );
+    if blind.is_empty() {
+        return Err("Kubewarden's and Kubernetes' roles alone already let audit-scanner list everything audited: is tests/data/rbac/ right?".into());
+    }
+    Ok(())
+}
+
+/// The ClusterAdmissionPolicies of a rendering, by name, as JSON.
+fn policy_documents(rendering: &Rendering) -> Result<BTreeMap<String, Value>, Failed> {
+    let documents = rendering.documents.as_ref().map_err(Clone::clone)?;
+    Ok(documents
+        .iter()
+        .filter(|d| d["kind"] == "ClusterAdmissionPolicy")
+        .map(|d| (text(d, "/metadata/name").to_owned(), d.clone()))
+        .collect())
+}
+
+/// With the defaults, every policy is in monitor mode and fails open: a
+/// policy-server that is down, slow or refuses a request rejects nothing.
+fn monitor_never_rejects(bundle: &Bundle, rendering: &Rendering) -> Result<(), Failed> {
+    let policies = policy_documents(rendering)?;
+    if policies.len() != bundle.metadata.len() {
+        return Err(format!("{} policies rendered", policies.len()).into());
+    }
+    for (name, policy) in &policies {
+        let spec = &policy["spec"];
+        if spec["mode"] != "monitor" || spec["failurePolicy"] != "Ignore" {
+            return Err(format!(
+                "{name}: mode {}, failurePolicy {}: monitor must never reject a write",
+                spec["mode"], spec["failurePolicy"]
+            )
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// With `mode: protect`, every policy protects and fails closed, but the
+/// report-only ones, which stay in monitor and fail open.
+fn protect_spares_the_report_only_policies(
+    bundle: &Bundle,
+    rendering: &Rendering,
+) -> Result<(), Failed> {
+    let policies = policy_documents(rendering)?;
+    if policies.len() != bundle.metadata.len() {
+        return Err(format!("{} policies rendered", policies.len()).into());
+    }
+    for (name, policy) in &policies {
+        let spec = &policy["spec"];
+        let report_only = REPORT_ONLY.contains(&name.as_str());
+        let (mode, failure) = if report_only {
+            ("monitor", "Ignore")
+        } else {
+            ("protect", "Fail")
+        };
+        let labelled = policy["metadata"]["labels"]["policies.cozystack.io/report-only"] == "true";
+        if spec["mode"] != mode || spec["failurePolicy"] != failure || labelled != report_only {
+            return Err(format!(
+                "{name}: mode {}, failurePolicy {}, report-only label {labelled}; want {mode}, {failure}, {report_only}",
+                spec["mode"], spec["failurePolicy"]
+            )
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// Installed anywhere but Kubewarden's namespace, the render stops and
+/// says where to install.
+fn kubewarden_namespace_guard(helm: &Helm) -> Result<(), Failed> {
+    let answers = helm.render(&[
+        Render::in_namespace(json!({}), "default"),
+        Render::in_namespace(
+            json!({"kubewardenNamespace": "cattle-kubewarden-system"}),
+            "cattle-kubewarden-system",
+        ),
+    ])?;
+    match &answers[..] {
+        [Rendered::Error(error), Rendered::Templates(_)]
+            if error.contains("\"default\"")
+                && error.contains("kubewardenNamespace")
+                && error.contains("--namespace kubewarden") =>
+        {
+            Ok(())
+        }
+        [Rendered::Error(error), _] => {
+            Err(format!("the refusal does not say what to do: {error}").into())
+        }
+        [Rendered::Templates(_), _] => Err("a release in `default` is rendered".into()),
+        _ => Err(
+            format!("Kubewarden's namespace set to the release's is refused: {answers:?}").into(),
+        ),
+    }
+}
+
+/// `helm upgrade` that renames the PolicyServer of installed policies is
+/// refused before anything is applied, naming the policies and the way
+/// out; the same upgrade without the rename renders.
+fn policy_server_rename_guard(helm: &Helm, bundle: &Bundle) -> Result<(), Failed> {
+    let installed = |server: &str| {
+        vec![ClusterResource {
+            api_version: "policies.kubewarden.io/v1".to_owned(),
+            kind: "ClusterAdmissionPolicy".to_owned(),
+            resource: "clusteradmissionpolicies".to_owned(),
+            namespaced: false,
+            objects: bundle
+                .metadata
+                .keys()
+                .map(|policy| {
+                    json!({
+                        "apiVersion": "policies.kubewarden.io/v1",
+                        "kind": "ClusterAdmissionPolicy",
+                        "metadata": {"name": policy},
+                        "spec": {"policyServer": server, "mode": "monitor"},
+                    })
+                })
+                .collect(),
+        }]
+    };
+    let answers = helm.render(&[
+        Render::with(json!({})).upgrading(installed("cozystack-policies")),
+        Render::with(json!({"policyServer": {"name": "renamed"}}))
+            .upgrading(installed("cozystack-policies")),
+        Render::with(json!({})).upgrading(installed("legacy")),
+    ])?;
+    let [same, renamed, legacy] = &answers[..] else {
+        return Err(format!("{} answers", answers.len()).into());
+    };
+    if let Rendered::Error(error) = same {
+        return Err(format!("an upgrade that keeps the name is refused: {error}").into());
+    }
+    for (answer, from, to) in [
+        (renamed, "cozystack-policies", "renamed"),
+        (legacy, "legacy", "cozystack-policies"),
+    ] {
+        match answer {
+            Rendered::Error(error)
+                if error.contains(&format!("run on the PolicyServer \"{from}\""))
+                    && error.contains(&format!("policyServer.name is \"{to}\""))
+                    && error.contains("immutable")
+                    && error.contains(&format!("Keep policyServer.name: {from}"))
+                    && bundle.metadata.keys().all(|p| error.contains(p.as_str())) => {}
+            Rendered::Error(error) => {
+                return Err(format!("the refusal does not say it all: {error}").into());
+            }
+            Rendered::Templates(_) => {
+                return Err(
+                    format!("renaming {from} to {to} over installed policies is rendered").into(),
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every Kubewarden object of a rendering satisfies Kubewarden's own CRD
+/// (its openAPIV3Schema, each object closed to the fields it declares, as
+/// the API server prunes the rest); the types of `e2e::manifests` already
+/// read every object whole.
+fn typed_against_the_crds(bundle: &Bundle, rendering: &Rendering) -> Result<(), Failed> {
+    let Some(crds) = &bundle.crds else {
+        println!(
+            "{}: Kubewarden's CRDs are missing: the CRD half is SKIPPED",
+            rendering.name
+        );
+        return Ok(());
+    };
+    let documents = rendering.documents.as_ref().map_err(Clone::clone)?;
+    let mut checked = 0;
+    let mut problems = Vec::new();
+    for document in documents {
+        match crds.check(document) {
+            Ok(true) => checked += 1,
+            Ok(false) => {}
+            Err(error) => problems.push(error),
+        }
+    }
+    if checked == 0 {
+        problems.push("no object checked against a CRD".to_owned());
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n").into())
+    }
+}
+
 /// `kubectl apply -k deploy/protect` is the bundle with every policy in
-/// protect mode.
+/// protect mode and failing closed, but the report-only ones: the overlay's
+/// patch applied to deploy/bundle/ as kustomize applies it (a JSON patch on
+/// the ClusterAdmissionPolicies its label selector picks).
 fn protect_overlay() -> Result<(), Failed> {
     let overlay = yaml("deploy/protect/kustomization.yaml")?;
     if overlay["resources"] != json!(["../bundle"]) {
         return Err("deploy/protect must patch ../bundle".into());
     }
-    let patch = serde_json::to_string(&overlay["patches"]).map_err(|e| e.to_string())?;
-    if !(patch.contains("ClusterAdmissionPolicy")
-        && patch.contains("/spec/mode")
-        && patch.contains("protect"))
-    {
-        return Err(format!("deploy/protect does not switch the mode: {patch}").into());
+    let [patch] = overlay["patches"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+    else {
+        return Err(format!("deploy/protect: one patch, not {}", overlay["patches"]).into());
+    };
+    let target = &patch["target"];
+    if target["group"] != "policies.kubewarden.io" || target["kind"] != "ClusterAdmissionPolicy" {
+        return Err(format!("deploy/protect patches {target}").into());
+    }
+    // kustomize's label selector, in the one form the overlay uses.
+    let selector = text(target, "/labelSelector");
+    let (key, value) = selector.split_once("!=").ok_or_else(|| {
+        format!("deploy/protect: the label selector {selector:?} is not key!=value")
+    })?;
+    let operations: Vec<Value> = yaml::document(text(patch, "/patch"), Limit::Cases)
+        .map_err(|e| format!("deploy/protect: {e}"))?;
+    let mut protected = BTreeSet::new();
+    for document in deploy_documents()? {
+        if document["kind"] != "ClusterAdmissionPolicy" {
+            continue;
+        }
+        let name = text(&document, "/metadata/name").to_owned();
+        let mut spec = document["spec"].clone();
+        if document["metadata"]["labels"][key].as_str() != Some(value) {
+            for operation in &operations {
+                let field = text(operation, "/path")
+                    .strip_prefix("/spec/")
+                    .filter(|_| operation["op"] == "replace")
+                    .ok_or_else(|| format!("deploy/protect: {operation}"))?;
+                spec[field] = operation["value"].clone();
+            }
+            protected.insert(name.clone());
+        }
+        let want = if REPORT_ONLY.contains(&name.as_str()) {
+            ("monitor", "Ignore")
+        } else {
+            ("protect", "Fail")
+        };
+        if (spec["mode"].as_str(), spec["failurePolicy"].as_str()) != (Some(want.0), Some(want.1)) {
+            return Err(format!(
+                "deploy/protect leaves {name} in mode {}, failurePolicy {}",
+                spec["mode"], spec["failurePolicy"]
+            )
+            .into());
+        }
+    }
+    if protected.is_empty() {
+        return Err("deploy/protect protects nothing".into());
     }
     Ok(())
 }
@@ -841,8 +1493,16 @@ fn values_reach_the_manifests(rendering: &Rendering) -> Result<(), Failed> {
     };
     let server = find("PolicyServer")?;
     let given = &values["policyServer"];
+    let image = &given["image"];
+    let reference = format!(
+        "{}/{}:{}@{}",
+        text(image, "/registry"),
+        text(image, "/repository"),
+        text(image, "/tag"),
+        text(image, "/digest")
+    );
     for (field, want) in [
-        ("image", given["image"].clone()),
+        ("image", json!(reference)),
         ("replicas", given["replicas"].clone()),
         ("maxUnavailable", given["maxUnavailable"].clone()),
         ("affinity", given["affinity"].clone()),
@@ -850,6 +1510,13 @@ fn values_reach_the_manifests(rendering: &Rendering) -> Result<(), Failed> {
         ("priorityClassName", given["priorityClassName"].clone()),
         ("requests", given["resources"]["requests"].clone()),
         ("limits", given["resources"]["limits"].clone()),
+        ("annotations", given["annotations"].clone()),
+        ("env", given["env"].clone()),
+        ("securityContexts", given["securityContexts"].clone()),
+        ("imagePullSecret", given["imagePullSecret"].clone()),
+        ("sourceAuthorities", given["sourceAuthorities"].clone()),
+        ("insecureSources", given["insecureSources"].clone()),
+        ("sigstoreTrustConfig", given["sigstoreTrustConfig"].clone()),
         (
             "serviceAccountName",
             given["serviceAccount"]["name"].clone(),
@@ -864,15 +1531,13 @@ fn values_reach_the_manifests(rendering: &Rendering) -> Result<(), Failed> {
             .into());
         }
     }
-    if server["spec"].get("minAvailable").is_some() {
-        return Err("minAvailable: null still renders minAvailable".into());
-    }
     let config = find("ConfigMap")?;
     let verification: Value =
         yaml::document(text(&config, "/data/verification-config"), Limit::Cases)
             .map_err(|e| format!("verification-config: {e}"))?;
     if verification != given["verificationConfig"]
         || text(&config, "/metadata/name") != "cozy-guard-verification"
+        || text(&config, "/metadata/namespace") != text(values, "/kubewardenNamespace")
     {
         return Err(format!("the verification ConfigMap holds {verification}").into());
     }
@@ -896,8 +1561,15 @@ fn every_value_is_changed(bundle: &Bundle, rendering: &Rendering) -> Result<(), 
     let mut defaults = Vec::new();
     leaves(&bundle.defaults, String::new(), &mut defaults);
     // Turned off by the `disabled` rendering, or the same in both on purpose.
-    let elsewhere =
-        |path: &str| path.ends_with("/enabled") || path == "/policyServer/serviceAccount/create";
+    let elsewhere = |path: &str| {
+        path.ends_with("/enabled")
+            || [
+                "/policyServer/serviceAccount/create",
+                "/policyServer/verificationConfigMap",
+                "/auditScanner/rbac/create",
+            ]
+            .contains(&path)
+    };
     let unchanged: Vec<&String> = defaults
         .iter()
         .filter(|(path, _)| !elsewhere(path))
@@ -945,8 +1617,9 @@ fn label_removal_guard(rendering: &Rendering) -> Result<(), Failed> {
     Ok(())
 }
 
-/// With the service account, the network policy and a policy off, none of
-/// them is rendered.
+/// With the service account, audit-scanner's RBAC, the network policy, the
+/// verification ConfigMap and a policy off, none of them is rendered; the
+/// PolicyServer names the ConfigMap of the admin's own instead.
 fn nothing_optional(bundle: &Bundle, rendering: &Rendering) -> Result<(), Failed> {
     let documents = rendering.documents.as_ref().map_err(Clone::clone)?;
     let kinds: BTreeSet<&str> = documents
@@ -970,6 +1643,13 @@ fn nothing_optional(bundle: &Bundle, rendering: &Rendering) -> Result<(), Failed
         .count();
     if policies + 1 != bundle.metadata.len() {
         return Err(format!("{policies} policies rendered").into());
+    }
+    let named = documents
+        .iter()
+        .find(|d| d["kind"] == "PolicyServer")
+        .map(|d| text(d, "/spec/verificationConfig"));
+    if named != Some("platform-verification") {
+        return Err(format!("the PolicyServer's verificationConfig is {named:?}").into());
     }
     Ok(())
 }
@@ -1083,9 +1763,86 @@ fn refuses_mistakes(helm: &Helm) -> Result<(), Failed> {
             json!({"policies": {"no-delete": {"module": {"digest": "sha256:abc"}}}}),
             "/policies/no-delete/module/digest",
         ),
+        // A null removes the value before Helm checks the values: every
+        // value values.yaml sets is required, so the removal is refused.
+        (json!({"mode": null}), "missing property 'mode'"),
         (
-            json!({"policyServer": {"minAvailable": 1, "maxUnavailable": 1}}),
+            json!({"policyServer": {"resources": null}}),
+            "missing property 'resources'",
+        ),
+        (
+            json!({"policyServer": {"image": {"tag": null}}}),
+            "missing property 'tag'",
+        ),
+        (
+            json!({"kubewardenNamespace": null}),
+            "missing property 'kubewardenNamespace'",
+        ),
+        // A disruption budget that blocks every drain cannot be written:
+        // at least one pod (or 1 %) may go, and minAvailable is gone.
+        (
+            json!({"policyServer": {"maxUnavailable": 0}}),
+            "/policyServer/maxUnavailable",
+        ),
+        (
+            json!({"policyServer": {"maxUnavailable": "0%"}}),
+            "/policyServer/maxUnavailable",
+        ),
+        (
+            json!({"policyServer": {"replicas": 1, "minAvailable": 1}}),
+            "minAvailable",
+        ),
+        (
+            json!({"policyServer": {"image": "ghcr.io/kubewarden/adm-controller/policy-server:v1.36.0"}}),
+            "/policyServer/image",
+        ),
+        (
+            json!({"policyServer": {"image": {"digest": "sha256:abc"}}}),
+            "/policyServer/image/digest",
+        ),
+        (
+            json!({"policyServer": {"verificationConfigMap": "mine", "verificationConfig": {"apiVersion": "v1", "allOf": [{"kind": "githubAction", "owner": "cozystack"}]}}}),
             "/policyServer",
+        ),
+        (
+            json!({"policyServer": {"env": [{"value": "no name"}]}}),
+            "/policyServer/env/0",
+        ),
+        (
+            json!({"policyServer": {"securityContexts": {"pod": {"runAsNonroot": true}}}}),
+            "runAsNonroot",
+        ),
+        (
+            json!({"policyServer": {"imagePullSecret": "Not_A_Name"}}),
+            "/policyServer/imagePullSecret",
+        ),
+        (
+            json!({"policyServer": {"sourceAuthorities": {"registry.example.com": ["not a certificate"]}}}),
+            "/policyServer/sourceAuthorities",
+        ),
+        (
+            json!({"policies": {"values-schema": {"failurePolicy": "Open"}}}),
+            "/policies/values-schema/failurePolicy",
+        ),
+        (
+            json!({"policies": {"values-schema": {"timeoutSeconds": 31}}}),
+            "/policies/values-schema/timeoutSeconds",
+        ),
+        (
+            json!({"policies": {"values-schema": {"timeoutEvalSeconds": 1}}}),
+            "/policies/values-schema/timeoutEvalSeconds",
+        ),
+        (
+            json!({"policies": {"values-schema": {"skipNamespaces": ["Tenant_Root"]}}}),
+            "/policies/values-schema/skipNamespaces/0",
+        ),
+        (
+            json!({"policies": {"values-schema": {"namespaceSelector": {"matchLabel": {}}}}}),
+            "matchLabel",
+        ),
+        (
+            json!({"auditScanner": {"serviceAccount": {"namespace": "Kube Warden"}}}),
+            "/auditScanner/serviceAccount/namespace",
         ),
         (
             json!({"policyServer": {"replicas": 0}}),

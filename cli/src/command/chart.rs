@@ -16,7 +16,7 @@ pub struct Args {
 }
 
 pub fn run(root: &Path, Args { check }: Args) -> Result<ExitCode> {
-    let generated = chart::generate(&workspace::policies(root)?)?;
+    let generated = chart::generate(root, &workspace::policies(root)?)?;
     if check {
         let drift = generated.drift(root);
         for path in &drift {

@@ -116,7 +116,9 @@ lint-workflows:
 	tools/lint-workflows
 
 ## Unit tests of every crate, and every case of every policy through the host.
+## Helm's SDK runs the capture's go-templates (cli/tests/preflight.rs).
 unit: dist
+	@tools/helm-venv >/dev/null
 	$(LINT_ENV) $(CARGO) test $(CARGO_FLAGS) $(HOST)
 
 ## Every case and every hostile request through `kwctl run`, and kwctl

@@ -60,8 +60,7 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if args.command == "render":
         with tempfile.TemporaryDirectory(prefix="oracle-") as work:
-            cluster = Cluster.boot(Release.at(args.data, "v1.6.2"), Path(work))
-            renderer = Renderer(cluster, Release.at(args.data, args.release))
+            renderer = Renderer(Cluster.boot(Release.at(args.data, args.release), Path(work)))
             for path in args.files:
                 for obj in yaml.safe_load_all(path.read_text()):
                     if obj:

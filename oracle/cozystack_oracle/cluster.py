@@ -82,14 +82,11 @@ class Cluster:
             cluster.add_tenant(tenant, "tenant-root", {})
         return cluster
 
-    def chart(self, chart: str, release: Release | None = None) -> PreparedChart:
-        """The prepared copy of ``chart`` (a folder under ``charts/``) of
-        ``release`` (by default the platform's)."""
-        release = release or self.release
-        key = f"{release.version}/{chart}"
-        if key not in self._charts:
-            self._charts[key] = PreparedChart.make(release.chart_dir(chart), self.workdir / key)
-        return self._charts[key]
+    def chart(self, chart: str) -> PreparedChart:
+        """The prepared copy of ``chart`` (a folder under ``charts/``)."""
+        if chart not in self._charts:
+            self._charts[chart] = PreparedChart.make(self.release.chart_dir(chart), self.workdir / chart)
+        return self._charts[chart]
 
     def index(self, namespace: str) -> dict:
         """The objects as the lookup template reads them: ``gets`` by
@@ -111,14 +108,11 @@ class Cluster:
                 lists.setdefault(f"{api}|{kind}||", []).append(obj)
         return {"gets": gets, "lists": lists}
 
-    def render(
-        self, chart: str, values: dict, name: str, namespace: str, release: Release | None = None
-    ) -> dict[str, str]:
-        """``chart`` of ``release`` (by default the platform's) rendered with
-        user ``values`` as release ``name`` in ``namespace``: coalesced as
-        Helm v4.1.1 does, then validated and rendered by the SDK. Raises the
-        SDK's errors."""
-        prepared = self.chart(chart, release)
+    def render(self, chart: str, values: dict, name: str, namespace: str) -> dict[str, str]:
+        """``chart`` rendered with user ``values`` as release ``name`` in
+        ``namespace``: coalesced as Helm v4.1.1 does, then validated and
+        rendered by the SDK. Raises the SDK's errors."""
+        prepared = self.chart(chart)
         tree = prepared.fresh_tree()
         coalesced = install_values(tree, values)
         if not reproducible(tree, coalesced):

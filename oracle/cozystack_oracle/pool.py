@@ -43,9 +43,9 @@ def _limit() -> None:
 
 
 class _Worker:
-    def __init__(self, data: Path, platform: str, workdir: Path) -> None:
+    def __init__(self, data: Path, workdir: Path) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "cozystack_oracle.worker", str(data), platform, str(workdir)],
+            [sys.executable, "-m", "cozystack_oracle.worker", str(data), str(workdir)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -66,15 +66,15 @@ class _Worker:
 
 
 class Pool:
-    """``workers`` render processes over the platform ``platform`` of the
-    release data in ``data``."""
+    """``workers`` render processes over the release data in ``data``, each
+    rendering a release's applications on that release's platform."""
 
-    def __init__(self, data: Path, platform: str, workdir: Path, workers: int = 0) -> None:
-        self.data, self.platform, self.workdir = data, platform, workdir
+    def __init__(self, data: Path, workdir: Path, workers: int = 0) -> None:
+        self.data, self.workdir = data, workdir
         self.size = workers or max(1, min(4, os.cpu_count() or 1))
 
     def _spawn(self, slot: int) -> _Worker:
-        return _Worker(self.data, self.platform, self.workdir / f"worker-{slot}")
+        return _Worker(self.data, self.workdir / f"worker-{slot}")
 
     def outcomes(self, tasks: Iterable[Task]) -> Iterator[tuple[int, Outcome]]:
         """``(index, outcome)`` for each task, in the order they finish."""

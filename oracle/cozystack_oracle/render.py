@@ -24,7 +24,7 @@ from typing import Any
 
 import helm_python
 
-from . import manifests
+from . import controllers, manifests
 from .cluster import Cluster, NotReproducible
 from .helm import CoalesceError
 from .release import Release
@@ -42,7 +42,8 @@ class Outcome:
     """What the platform does with one object."""
 
     #: ``rendered``, or the step that refused it: ``cozystack-api``,
-    #: ``values-from``, ``schema``, ``template``, ``manifest``, ``apply``.
+    #: ``values-from``, ``schema``, ``template``, ``manifest``, ``apply``,
+    #: ``resources``; or the oracle's own error (:data:`ORACLE_ERRORS`).
     stage: str
     #: Where: ``chart/templates/file.yaml:line`` for a template, the
     #: template of a refused manifest, empty otherwise.
@@ -56,6 +57,13 @@ class Outcome:
     def ok(self) -> bool:
         return self.stage == "rendered"
 
+    @property
+    def oracle_error(self) -> bool:
+        """The oracle could not follow the platform here (a nested release
+        it cannot resolve, values the SDK would not render as given): no
+        verdict, and a failure of the run."""
+        return self.stage in ORACLE_ERRORS
+
     def within(self, release: str) -> "Outcome":
         return Outcome(self.stage, self.location, self.message, (release, *self.nested))
 
@@ -68,6 +76,8 @@ class Outcome:
 
 
 RENDERED = Outcome("rendered")
+#: Stages that are the oracle's failures, not the platform's.
+ORACLE_ERRORS = frozenset({"unresolved", "not-reproducible"})
 
 
 def _string_map(value: Any) -> bool:
@@ -116,11 +126,14 @@ def _helm_failure(error: helm_python.HelmError) -> Outcome:
 
 @dataclass
 class Renderer:
-    """Renders application objects of ``apps`` (a release's charts) on
-    ``cluster`` (a platform, with its tenants)."""
+    """Renders application objects on ``cluster``: a platform of one
+    release, with its tenants, whose own charts render them."""
 
     cluster: Cluster
-    apps: Release
+
+    @property
+    def apps(self) -> Release:
+        return self.cluster.release
 
     def application(self, obj: dict) -> Outcome:
         """The outcome of a CREATE of ``obj`` as sent."""
@@ -139,11 +152,11 @@ class Renderer:
         except KeyError:
             return Outcome("values-from", message=f"Secret {namespace}/cozystack-values not found: {namespace} is not a tenant namespace")
         values = merge_maps(base, spec)
-        return self._release(app.chart, values, app.prefix + name, namespace, self.apps, 0)
+        return self._release(app.chart, values, app.prefix + name, namespace, 0)
 
-    def _release(self, chart: str, values: dict, release: str, namespace: str, source: Release, depth: int) -> Outcome:
+    def _release(self, chart: str, values: dict, release: str, namespace: str, depth: int) -> Outcome:
         try:
-            rendered = self.cluster.render(chart, values, release, namespace, source)
+            rendered = self.cluster.render(chart, values, release, namespace)
         except helm_python.HelmError as error:
             return _helm_failure(error)
         except CoalesceError as error:
@@ -162,7 +175,7 @@ class Renderer:
                 return Outcome("apply", refusal.template, refusal.message)
             if obj.get("kind") == "HelmRelease" and str(obj.get("apiVersion", "")).startswith("helm.toolkit.fluxcd.io/"):
                 nested.append(obj)
-        if depth >= _NESTING or source.version != self.cluster.release.version:
+        if depth >= _NESTING:
             return RENDERED
         for hr in nested:
             outcome = self._nested(hr, rendered, namespace, depth)
@@ -173,29 +186,31 @@ class Renderer:
     def _nested(self, hr: dict, parent: dict[str, str], namespace: str, depth: int) -> Outcome:
         """A HelmRelease a chart rendered, as helm-controller installs it.
         Its chart must be an ExternalArtifact the platform serves; its
-        ``valuesFrom`` come from the tenant's ``cozystack-values`` or from
-        what the parent rendered. A source found nowhere (a Secret another
-        controller writes later) leaves the release unjudged."""
+        ``valuesFrom`` come from the tenant's ``cozystack-values``, from
+        what the parent rendered, or from what a controller writes
+        (:data:`.controllers.WRITTEN`). A chart or source found nowhere is
+        the oracle's error (``unresolved``), never a render."""
         spec = hr.get("spec") or {}
         name = hr["metadata"]["name"]
         ns = hr["metadata"].get("namespace") or namespace
         ref = spec.get("chartRef") or {}
         chart = self.cluster.release.artifacts.get(ref.get("name", "")) if ref.get("kind") == "ExternalArtifact" else None
         if chart is None:
-            return RENDERED
+            return Outcome("unresolved", message=f"HelmRelease {ns}/{name}: chartRef {ref.get('kind')} {ref.get('name')!r} is no chart the platform serves").within(name)
         values: dict = {}
         rendered_objects = list(manifests.objects(parent))
+        rendered_objects += controllers.written(rendered_objects, namespace)
         for source in spec.get("valuesFrom") or []:
             found = self._values_source(source, ns, rendered_objects)
             if found is None:
                 if source.get("optional"):
                     continue
-                return RENDERED
+                return Outcome("unresolved", message=f"HelmRelease {ns}/{name}: valuesFrom {source.get('kind')} {source.get('name')!r} is neither rendered nor modelled").within(name)
             values = merge_maps(values, found)
         values = merge_maps(values, spec.get("values") or {})
         target = spec.get("targetNamespace") or ns
         release = spec.get("releaseName") or (f"{spec['targetNamespace']}-{name}" if spec.get("targetNamespace") else name)
-        outcome = self._release(chart, values, release, target, self.cluster.release, depth + 1)
+        outcome = self._release(chart, values, release, target, depth + 1)
         return outcome if outcome.ok else outcome.within(name)
 
     def _values_source(self, source: dict, namespace: str, rendered: list[dict]) -> dict | None:

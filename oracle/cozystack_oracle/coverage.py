@@ -144,7 +144,7 @@ def _reached(report: list[dict], release: Release) -> dict[str, Findings]:
                 entry.caught += 1
                 entry.rules.update(v["rule"] for v in item["bundle"]["violations"])
             elif item["excused"]:
-                entry.reasons.add(item["excused"])
+                entry.reasons.update(item["excused"])
             else:
                 entry.missed += 1
     return by

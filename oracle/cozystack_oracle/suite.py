@@ -13,74 +13,20 @@ bundle caught.
 from __future__ import annotations
 
 import json
-import re
 import sys
 import time
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import helm_python
-import yaml
 
 from .bundle import Verdict, judge
+from .exceptions import load as load_exceptions
 from .generate import Sample, samples, stored
 from .pool import Pool, Task
 from .release import Release
 from .render import Outcome
-
-
-@dataclass(frozen=True)
-class Exception_:
-    """One reviewed disagreement (``exceptions.yaml``)."""
-
-    side: str  # "missed" or "denied"
-    reason: str
-    kinds: frozenset[str]
-    #: missed: the Helm location (``file:line``), stage or message pattern.
-    where: str = ""
-    message: str = ""
-    #: missed: the rule the bundle must warn with instead.
-    warns: str = ""
-    #: denied: the bundle rule that denies.
-    rule: str = ""
-    releases: frozenset[str] = frozenset()
-
-    def matches(self, sample: Sample, outcome: Outcome, verdict: Verdict) -> bool:
-        if self.kinds and sample.kind not in self.kinds:
-            return False
-        if self.releases and sample.release not in self.releases:
-            return False
-        if self.side == "missed":
-            if self.where and self.where not in (outcome.location, f"stage:{outcome.stage}"):
-                return False
-            if self.message and not re.search(self.message, outcome.message):
-                return False
-            return not self.warns or self.warns in verdict.rules("warning")
-        return self.rule in verdict.rules()
-
-
-def load_exceptions(path: Path) -> list[Exception_]:
-    data = yaml.safe_load(path.read_text()) if path.is_file() else {}
-    out = []
-    for side in ("missed", "denied"):
-        for entry in (data or {}).get(side) or []:
-            if not entry.get("reason"):
-                raise ValueError(f"{path}: an exception without a reason: {entry}")
-            kinds = entry.get("kinds") or ([entry["kind"]] if entry.get("kind") else [])
-            out.append(
-                Exception_(
-                    side=side,
-                    reason=entry["reason"],
-                    kinds=frozenset(kinds),
-                    where=entry.get("where", ""),
-                    message=entry.get("message", ""),
-                    warns=entry.get("warns", ""),
-                    rule=entry.get("rule", ""),
-                    releases=frozenset(entry.get("releases") or []),
-                )
-            )
-    return out
 
 
 @dataclass
@@ -88,11 +34,13 @@ class Judged:
     sample: Sample
     outcome: Outcome
     verdict: Verdict
-    #: The reviewed exception that accepts a disagreement.
-    excused: Exception_ | None = None
+    #: The reasons of the reviewed exceptions that accept a disagreement.
+    excused: list[str] = field(default_factory=list)
 
     @property
     def category(self) -> str:
+        if self.outcome.oracle_error:
+            return "oracle error"
         helm_fails, denied = not self.outcome.ok, self.verdict.denied
         return {(True, True): "both deny", (True, False): "missed", (False, True): "false denial", (False, False): "both allow"}[(helm_fails, denied)]
 
@@ -102,7 +50,7 @@ class Judged:
             "helm": self.outcome.to_json(),
             "bundle": {"violations": self.verdict.violations, "warnings": self.verdict.warnings},
             "category": self.category,
-            "excused": self.excused.reason if self.excused else None,
+            "excused": self.excused,
         }
 
 
@@ -148,7 +96,7 @@ def run(
     print(f"oracle: {len(everything)} objects ({', '.join(versions)}, seed {seed})", file=sys.stderr)
 
     outcomes: dict[int, Outcome] = {}
-    pool = Pool(data, platform.version, workdir, workers)
+    pool = Pool(data, workdir, workers)
     for index, outcome in pool.outcomes(Task(s.release, s.obj) for s in everything):
         outcomes[index] = outcome
     print(f"oracle: Helm judged them in {time.monotonic() - started:.0f} s", file=sys.stderr)
@@ -161,18 +109,23 @@ def run(
 
     judged = [Judged(s, outcomes[i], verdicts[s.id]) for i, s in enumerate(everything)]
     for item in judged:
-        if item.category in ("missed", "false denial"):
-            side = "missed" if item.category == "missed" else "denied"
-            item.excused = next((e for e in accepted if e.side == side and e.matches(item.sample, item.outcome, item.verdict)), None)
+        kind, version = item.sample.kind, item.sample.release
+        if item.category == "missed":
+            item.excused = accepted.excuse_missed(kind, version, item.outcome, item.verdict.warnings)
+        elif item.category == "false denial":
+            item.excused = accepted.excuse_denied(kind, version, item.verdict.violations)
 
     _print_tables(judged, releases)
     report.parent.mkdir(parents=True, exist_ok=True)
     report.write_text(json.dumps([j.to_json() for j in judged], indent=1))
-    unlisted = [j for j in judged if j.category in ("missed", "false denial") and j.excused is None]
+    unlisted = [j for j in judged if j.category in ("missed", "false denial") and not j.excused]
     _print_unlisted(unlisted)
+    errors = [j for j in judged if j.category == "oracle error"]
+    for item in errors[:50]:
+        print(f"ORACLE ERROR: {item.sample.id}: {item.outcome.stage}: {' '.join(item.outcome.message.split())[:300]}")
     print(f"oracle: {len(judged)} objects in {time.monotonic() - started:.0f} s; "
-          f"{len(unlisted)} unlisted disagreement(s); report in {report}")
-    return 1 if unlisted else 0
+          f"{len(unlisted)} unlisted disagreement(s), {len(errors)} oracle error(s); report in {report}")
+    return 1 if unlisted or errors else 0
 
 
 def _print_tables(judged: list[Judged], releases: dict[str, Release]) -> None:

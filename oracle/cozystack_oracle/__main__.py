@@ -24,6 +24,7 @@ from . import suite
 from .cluster import Cluster
 from .release import Release
 from .render import Renderer
+from .variants import VARIANTS
 
 HERE = Path(__file__).resolve().parent.parent
 ROOT = HERE.parent
@@ -35,6 +36,7 @@ def main(argv: list[str]) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     render = commands.add_parser("render", help="render application objects as the platform does")
     render.add_argument("--release", default="v1.6.2", help="whose charts: v1.6.2 or v1.5.4")
+    render.add_argument("--variant", default="default", choices=sorted(VARIANTS), help="the platform variant")
     render.add_argument("files", nargs="+", type=Path)
     nulls = commands.add_parser("nulls", help="write values-schema's table of nulls that fail a render")
     nulls.add_argument("--release", action="append", dest="releases", help="v1.6.2 and/or v1.5.4 (default both)")
@@ -60,10 +62,12 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if args.command == "render":
         with tempfile.TemporaryDirectory(prefix="oracle-") as work:
-            renderer = Renderer(Cluster.boot(Release.at(args.data, args.release), Path(work)))
+            variant = VARIANTS[args.variant]
+            renderer = Renderer(Cluster.boot(Release.at(args.data, args.release), Path(work), variant=variant))
             for path in args.files:
                 for obj in yaml.safe_load_all(path.read_text()):
                     if obj:
+                        obj = variant.place(obj)
                         print(json.dumps({"object": f"{obj.get('kind')} {obj.get('metadata', {}).get('namespace')}/{obj.get('metadata', {}).get('name')}", **renderer.application(obj).to_json()}))
         return 0
     if args.command == "test":

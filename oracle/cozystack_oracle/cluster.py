@@ -14,6 +14,9 @@ rendering the platform's own charts of v1.6.2, as the platform renders them
 - the instance types and preferences a lookup finds, by
   ``system/kubevirt-instancetypes``, which every platform variant installs.
 
+The platform's own values are ``values-isp-full.yaml`` with a
+:class:`.variants.Variant`'s changes over them.
+
 A lookup of anything else finds nothing, as on a first install.
 """
 
@@ -31,6 +34,7 @@ from .chart import PreparedChart
 from .release import Release
 from .helm import install_values, reproducible
 from .values import merge_maps
+from .variants import DEFAULT, Variant
 
 #: The Flux source ``core/platform``'s ``repository.yaml`` looks up and
 #: copies; its spec is not read by any application.
@@ -67,15 +71,18 @@ class Cluster:
     _charts: dict[str, PreparedChart] = field(default_factory=dict)
 
     @classmethod
-    def boot(cls, platform: Release, workdir: Path, tenants: tuple[str, ...] = ("foo",)) -> "Cluster":
-        """The platform of ``platform`` (a release with its own charts),
-        with ``tenant-root`` and one sub-tenant per name in ``tenants``."""
+    def boot(
+        cls, platform: Release, workdir: Path, tenants: tuple[str, ...] = ("foo",), variant: Variant = DEFAULT
+    ) -> "Cluster":
+        """The platform of ``platform`` (a release with its own charts) as
+        ``variant`` configures it, with ``tenant-root`` and one sub-tenant
+        per name in ``tenants``."""
         if not platform.has_platform:
             raise ValueError(f"{platform.version} carries no platform charts to boot from")
         cluster = cls(release=platform, workdir=workdir)
         cluster.objects.append(_PLATFORM_SOURCE)
         cluster.objects.extend(cluster._instance_types())
-        root_cluster = cluster._cluster_values()
+        root_cluster = cluster._cluster_values(variant.platform)
         cluster.objects.append(_namespace("tenant-root"))
         cluster.tenant_values["tenant-root"] = cluster._basics(root_cluster)
         for tenant in tenants:
@@ -150,10 +157,10 @@ class Cluster:
         rendered = self.render("system/kubevirt-instancetypes", {}, "kubevirt-instancetypes", "cozy-kubevirt")
         return [o for o in manifests.objects(rendered) if o.get("kind", "").startswith("VirtualMachineCluster")]
 
-    def _cluster_values(self) -> dict:
+    def _cluster_values(self, overrides: dict) -> dict:
         platform = self.release.charts / "core" / "platform"
-        variant = helm_python.values_from_yaml((platform / "values-isp-full.yaml").read_text())
-        rendered = self.render("core/platform", variant, "cozystack-platform", "cozy-system")
+        bundle = helm_python.values_from_yaml((platform / "values-isp-full.yaml").read_text())
+        rendered = self.render("core/platform", merge_maps(bundle, overrides), "cozystack-platform", "cozy-system")
         for obj in manifests.objects(rendered):
             if obj.get("kind") == "Secret" and obj["metadata"].get("name") == "cozystack-values":
                 return helm_python.values_from_yaml(obj["stringData"]["values.yaml"])["_cluster"]

@@ -71,9 +71,13 @@ class Missed:
     message: str = ""
     warns: Warns | None = None
     releases: frozenset[str] = frozenset()
+    #: The platform variants (:mod:`.variants`) whose values make it fail.
+    variants: frozenset[str] = frozenset()
 
-    def excuses(self, kind: str, release: str, outcome, warnings: list[dict]) -> bool:
+    def excuses(self, kind: str, release: str, variant: str, outcome, warnings: list[dict]) -> bool:
         if kind not in self.kinds or (self.releases and release not in self.releases):
+            return False
+        if self.variants and variant not in self.variants:
             return False
         if self.where not in (outcome.location, f"stage:{outcome.stage}") or tuple(outcome.nested) != self.nested:
             return False
@@ -106,10 +110,10 @@ class Exceptions:
     missed: tuple[Missed, ...]
     denied: tuple[Denied, ...]
 
-    def excuse_missed(self, kind: str, release: str, outcome, warnings: list[dict]) -> list[str]:
+    def excuse_missed(self, kind: str, release: str, variant: str, outcome, warnings: list[dict]) -> list[str]:
         """The reason of the first entry that excuses this failure, or none."""
         for entry in self.missed:
-            if entry.excuses(kind, release, outcome, warnings):
+            if entry.excuses(kind, release, variant, outcome, warnings):
                 return [entry.reason]
         return []
 
@@ -147,7 +151,7 @@ def load(path: Path) -> Exceptions:
         raise ExceptionsError(f"{path}: unknown sections {sorted(unknown)}")
     missed = []
     for entry in data.get("missed") or []:
-        extra = set(entry) - {"kinds", "where", "nested", "message", "warns", "releases", "reason"}
+        extra = set(entry) - {"kinds", "where", "nested", "message", "warns", "releases", "variants", "reason"}
         if extra:
             raise ExceptionsError(f"{path}: unknown keys {sorted(extra)} in {entry}")
         where = entry.get("where")
@@ -178,6 +182,7 @@ def load(path: Path) -> Exceptions:
                 message=entry.get("message", ""),
                 warns=warns,
                 releases=frozenset(entry.get("releases") or ()),
+                variants=frozenset(entry.get("variants") or ()),
             )
         )
     denied = []

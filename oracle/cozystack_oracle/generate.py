@@ -34,6 +34,7 @@ import yaml
 
 from .release import Application, Release
 from .values import default_like_cozystack_api
+from .variants import DEFAULT, VARIANTS
 
 API_VERSION = "apps.cozystack.io/v1alpha1"
 
@@ -76,9 +77,12 @@ class Sample:
     #: What was changed, for a reader: ``spec.size = null``.
     note: str
     obj: dict
+    #: The platform variant Helm renders it on (:mod:`.variants`).
+    variant: str = "default"
 
     def to_json(self) -> dict:
-        return {"id": self.id, "release": self.release, "kind": self.kind, "origin": self.origin, "note": self.note, "object": self.obj}
+        return {"id": self.id, "release": self.release, "kind": self.kind, "origin": self.origin, "note": self.note,
+                "variant": self.variant, "object": self.obj}
 
 
 def _object(app: Application, spec: dict, name: str | None = None, namespace: str | None = None) -> dict:
@@ -306,10 +310,34 @@ def samples(release: Release, policies: Path, seed: int, per_kind: int, chart_de
     return out
 
 
+def on_variants(found: list[Sample], every: int) -> list[Sample]:
+    """Every ``every``-th sample of each kind again on each platform
+    variant that applies to its kind (the Ingress ones moved where the
+    variant puts them)."""
+    out: list[Sample] = []
+    for variant in VARIANTS.values():
+        if variant is DEFAULT:
+            continue
+        seen: dict[str, int] = {}
+        for sample in found:
+            if not variant.applies_to(sample.kind):
+                continue
+            n = seen.get(sample.kind, 0)
+            seen[sample.kind] = n + 1
+            step = 1 if variant.moves else every
+            if n % step:
+                continue
+            out.append(Sample(f"{sample.id}@{variant.name}", sample.release, sample.kind, sample.origin,
+                              f"{sample.note} (on {variant.name}: {variant.about})", variant.place(sample.obj),
+                              variant.name))
+    return out
+
+
 def stored(sample: Sample, release: Release) -> Sample:
     """The same object as cozystack-api returns it once stored: every
     schema default filled in (a ``kubectl get`` applied back)."""
     app = release.applications[sample.kind]
     obj = copy.deepcopy(sample.obj)
     obj["spec"] = default_like_cozystack_api(obj.get("spec"), app.schema)
-    return Sample(sample.id + "/stored", sample.release, sample.kind, sample.origin, sample.note + " (stored, defaulted)", obj)
+    return Sample(sample.id + "/stored", sample.release, sample.kind, sample.origin, sample.note + " (stored, defaulted)", obj,
+                  sample.variant)

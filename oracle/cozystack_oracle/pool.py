@@ -32,10 +32,12 @@ TIMEOUT = 60.0
 
 @dataclass(frozen=True)
 class Task:
-    """One object to render with the charts of ``apps`` (a release)."""
+    """One object to render with the charts of ``apps`` (a release), on
+    that release's platform as ``variant`` (:mod:`.variants`) sets it."""
 
     apps: str
     obj: dict
+    variant: str = "default"
 
 
 def _limit() -> None:
@@ -56,7 +58,7 @@ class _Worker:
 
     def send(self, task: Task) -> None:
         assert self.process.stdin is not None
-        self.process.stdin.write(json.dumps({"apps": task.apps, "object": task.obj}) + "\n")
+        self.process.stdin.write(json.dumps({"apps": task.apps, "variant": task.variant, "object": task.obj}) + "\n")
         self.process.stdin.flush()
 
     def stop(self) -> None:

@@ -23,10 +23,15 @@ import helm_python
 
 from .bundle import Verdict, judge
 from .exceptions import load as load_exceptions
-from .generate import Sample, samples, stored
+from .generate import Sample, on_variants, samples, stored
 from .pool import Pool, Task
 from .release import Release
 from .render import Outcome
+
+
+#: Every how many samples of a kind are rendered again on each platform
+#: variant (all of a kind a variant moves, the host ingress's Ingress).
+VARIANT_EVERY = 4
 
 
 @dataclass
@@ -92,12 +97,13 @@ def run(
     releases = {version: Release.at(data, version) for version in versions}
     for version, release in releases.items():
         found = samples(release, root / "policies", seed, per_kind, _chart_defaults(release))
+        found += on_variants(found, VARIANT_EVERY)
         everything += found + [stored(s, release) for s in found]
     print(f"oracle: {len(everything)} objects ({', '.join(versions)}, seed {seed})", file=sys.stderr)
 
     outcomes: dict[int, Outcome] = {}
     pool = Pool(data, workdir, workers)
-    for index, outcome in pool.outcomes(Task(s.release, s.obj) for s in everything):
+    for index, outcome in pool.outcomes(Task(s.release, s.obj, s.variant) for s in everything):
         outcomes[index] = outcome
     print(f"oracle: Helm judged them in {time.monotonic() - started:.0f} s", file=sys.stderr)
 
@@ -111,7 +117,7 @@ def run(
     for item in judged:
         kind, version = item.sample.kind, item.sample.release
         if item.category == "missed":
-            item.excused = accepted.excuse_missed(kind, version, item.outcome, item.verdict.warnings)
+            item.excused = accepted.excuse_missed(kind, version, item.sample.variant, item.outcome, item.verdict.warnings)
         elif item.category == "false denial":
             item.excused = accepted.excuse_denied(kind, version, item.verdict.violations)
 

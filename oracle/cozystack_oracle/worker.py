@@ -1,5 +1,5 @@
-"""A render worker (:mod:`.pool`): boots each release's platform when a
-task first needs it, then reads one task per line on standard input and
+"""A render worker (:mod:`.pool`): boots each release's platform, in each
+variant, when a task first needs it, then reads one task per line on standard input and
 writes its outcome as one JSON line."""
 
 from __future__ import annotations
@@ -11,17 +11,19 @@ from pathlib import Path
 from .cluster import Cluster
 from .release import Release
 from .render import Renderer
+from .variants import VARIANTS
 
 
 def main(data: str, workdir: str) -> None:
     base = Path(data)
-    renderers: dict[str, Renderer] = {}
+    renderers: dict[tuple[str, str], Renderer] = {}
     for line in sys.stdin:
         task = json.loads(line)
-        version = task["apps"]
-        if version not in renderers:
-            renderers[version] = Renderer(Cluster.boot(Release.at(base, version), Path(workdir) / version))
-        outcome = renderers[version].application(task["object"])
+        key = (task["apps"], task["variant"])
+        if key not in renderers:
+            cluster = Cluster.boot(Release.at(base, key[0]), Path(workdir) / "-".join(key), variant=VARIANTS[key[1]])
+            renderers[key] = Renderer(cluster)
+        outcome = renderers[key].application(task["object"])
         sys.stdout.write(json.dumps(outcome.to_json()) + "\n")
         sys.stdout.flush()
 

@@ -39,23 +39,23 @@ class Missed(unittest.TestCase):
         found = exceptions(LOOKUP)
         failed = Outcome("template", "kubernetes/templates/cluster.yaml:532", 'nodeGroup md1: specified instanceType "x" not found in cluster')
         rule = "chart-render/instance-type-not-shipped"
-        self.assertTrue(found.excuse_missed("Kubernetes", "v1.6.2", failed, [warning(rule, "spec.nodeGroups.md1.instanceType")]))
+        self.assertTrue(found.excuse_missed("Kubernetes", "v1.6.2", "default", failed, [warning(rule, "spec.nodeGroups.md1.instanceType")]))
         # The rule firing on another group does not excuse this one.
-        self.assertFalse(found.excuse_missed("Kubernetes", "v1.6.2", failed, [warning(rule, "spec.nodeGroups.md0.instanceType")]))
-        self.assertFalse(found.excuse_missed("Kubernetes", "v1.6.2", failed, []))
+        self.assertFalse(found.excuse_missed("Kubernetes", "v1.6.2", "default", failed, [warning(rule, "spec.nodeGroups.md0.instanceType")]))
+        self.assertFalse(found.excuse_missed("Kubernetes", "v1.6.2", "default", failed, []))
         # Another kind, another line or a nested release is not this failure.
-        self.assertFalse(found.excuse_missed("KubernetesNodes", "v1.6.2", failed, [warning(rule, "spec.nodeGroups.md1.instanceType")]))
+        self.assertFalse(found.excuse_missed("KubernetesNodes", "v1.6.2", "default", failed, [warning(rule, "spec.nodeGroups.md1.instanceType")]))
         elsewhere = Outcome("template", "kubernetes/templates/cluster.yaml:533", failed.message)
-        self.assertFalse(found.excuse_missed("Kubernetes", "v1.6.2", elsewhere, [warning(rule, "spec.nodeGroups.md1.instanceType")]))
+        self.assertFalse(found.excuse_missed("Kubernetes", "v1.6.2", "default", elsewhere, [warning(rule, "spec.nodeGroups.md1.instanceType")]))
         nested = Outcome("template", failed.location, failed.message, ("x-system",))
-        self.assertFalse(found.excuse_missed("Kubernetes", "v1.6.2", nested, [warning(rule, "spec.nodeGroups.md1.instanceType")]))
+        self.assertFalse(found.excuse_missed("Kubernetes", "v1.6.2", "default", nested, [warning(rule, "spec.nodeGroups.md1.instanceType")]))
 
     def test_a_value_named_by_helm_must_be_named_by_the_warning(self):
         found = exceptions(LOOKUP)
         failed = Outcome("template", "vm-instance/templates/vm.yaml:80", "Specified disk not exists in cluster: data")
         rule = "chart-render/vm-disk-not-checked"
-        self.assertTrue(found.excuse_missed("VMInstance", "v1.6.2", failed, [warning(rule, "spec.disks[1].name", 'disk "data"')]))
-        self.assertFalse(found.excuse_missed("VMInstance", "v1.6.2", failed, [warning(rule, "spec.disks[0].name", 'disk "root"')]))
+        self.assertTrue(found.excuse_missed("VMInstance", "v1.6.2", "default", failed, [warning(rule, "spec.disks[1].name", 'disk "data"')]))
+        self.assertFalse(found.excuse_missed("VMInstance", "v1.6.2", "default", failed, [warning(rule, "spec.disks[0].name", 'disk "root"')]))
 
     def test_loose_entries_are_refused(self):
         for text in (

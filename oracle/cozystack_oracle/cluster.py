@@ -95,14 +95,15 @@ class Cluster:
             self._charts[chart] = PreparedChart.make(self.release.chart_dir(chart), self.workdir / chart)
         return self._charts[chart]
 
-    def index(self, namespace: str) -> dict:
+    def index(self, namespace: str, existing: list[dict] = ()) -> dict:
         """The objects as the lookup template reads them: ``gets`` by
         ``apiVersion|kind|namespace|name``, ``lists`` by
         ``apiVersion|kind|namespace|`` (and ``…||`` for every namespace).
-        ``namespace`` is the release's, whose Namespace always exists."""
+        ``namespace`` is the release's, whose Namespace always exists;
+        ``existing`` what earlier installs left besides the platform."""
         gets: dict[str, dict] = {}
         lists: dict[str, list] = {}
-        objects = list(self.objects)
+        objects = list(self.objects) + list(existing)
         if not any(o["kind"] == "Namespace" and o["metadata"]["name"] == namespace for o in objects):
             objects.append(_namespace(namespace))
         for obj in objects:
@@ -115,17 +116,23 @@ class Cluster:
                 lists.setdefault(f"{api}|{kind}||", []).append(obj)
         return {"gets": gets, "lists": lists}
 
-    def render(self, chart: str, values: dict, name: str, namespace: str) -> dict[str, str]:
+    def render(
+        self, chart: str, values: dict, name: str, namespace: str, existing: list[dict] = (), upgrade: bool = False
+    ) -> dict[str, str]:
         """``chart`` rendered with user ``values`` as release ``name`` in
         ``namespace``: coalesced as Helm v4.1.1 does, then validated and
-        rendered by the SDK. Raises the SDK's errors."""
+        rendered by the SDK, as an install or as an ``upgrade`` (revision 2)
+        of a release whose lookups also find ``existing``. Raises the SDK's
+        errors."""
         prepared = self.chart(chart)
         tree = prepared.fresh_tree()
         coalesced = install_values(tree, values)
         if not reproducible(tree, coalesced):
             raise NotReproducible(f"{chart}: the SDK would change these values (a global block)")
-        loaded = prepared.load(self.index(namespace), tree)
+        loaded = prepared.load(self.index(namespace, existing), tree)
         try:
+            if upgrade:
+                return loaded.render(coalesced, name=name, namespace=namespace, revision=2, is_upgrade=True)
             return loaded.render(coalesced, name=name, namespace=namespace, is_install=True)
         finally:
             loaded.close()

@@ -79,10 +79,18 @@ class Sample:
     obj: dict
     #: The platform variant Helm renders it on (:mod:`.variants`).
     variant: str = "default"
+    #: An UPDATE: the object as it was created (what Helm installed
+    #: first) and as cozystack-api returns it (the request's ``oldObject``).
+    created: dict | None = None
+    old: dict | None = None
+
+    @property
+    def operation(self) -> str:
+        return "UPDATE" if self.old is not None else "CREATE"
 
     def to_json(self) -> dict:
         return {"id": self.id, "release": self.release, "kind": self.kind, "origin": self.origin, "note": self.note,
-                "variant": self.variant, "object": self.obj}
+                "variant": self.variant, "operation": self.operation, "object": self.obj, "oldObject": self.old}
 
 
 def _object(app: Application, spec: dict, name: str | None = None, namespace: str | None = None) -> dict:
@@ -330,6 +338,51 @@ def on_variants(found: list[Sample], every: int) -> list[Sample]:
             out.append(Sample(f"{sample.id}@{variant.name}", sample.release, sample.kind, sample.origin,
                               f"{sample.note} (on {variant.name}: {variant.about})", variant.place(sample.obj),
                               variant.name))
+    return out
+
+
+def merge_patch(target: Any, patch: Any) -> Any:
+    """RFC 7386 JSON merge patch, as kube-apiserver applies ``kubectl
+    patch --type merge``: maps merge, ``null`` deletes, anything else
+    replaces."""
+    if not isinstance(patch, dict):
+        return copy.deepcopy(patch)
+    out = copy.deepcopy(target) if isinstance(target, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            out.pop(key, None)
+        else:
+            out[key] = merge_patch(out.get(key), value)
+    return out
+
+
+def updates(found: list[Sample], release: Release, per_kind: int, seed: int) -> list[Sample]:
+    """UPDATEs of every kind: its base object created, read back as
+    cozystack-api returns it (defaulted), then changed to each of up to
+    ``per_kind`` single changes drawn from ``found`` (mutations, nulls and
+    probes under the base's name), once as a PUT of the changed body and
+    once as a merge PATCH of the stored object with the change's spec."""
+    rng = random.Random(f"{seed}/{release.version}/updates")
+    out: list[Sample] = []
+    by_kind: dict[str, list[Sample]] = {}
+    for sample in found:
+        if sample.variant == DEFAULT.name and sample.old is None:
+            by_kind.setdefault(sample.kind, []).append(sample)
+    for kind, group in sorted(by_kind.items()):
+        base = next((s for s in group if s.origin == "defaults" and s.note == "base"), None)
+        if base is None:
+            continue
+        meta = base.obj["metadata"]
+        changes = [s for s in group if s.origin in ("mutation", "null", "probe", "pair")
+                   and s.obj.get("metadata") == meta and isinstance(s.obj.get("spec"), dict)]
+        rng.shuffle(changes)
+        old = stored(base, release).obj
+        for change in changes[:per_kind]:
+            out.append(Sample(f"{change.id}/put", release.version, kind, change.origin,
+                              f"UPDATE by PUT: {change.note}", change.obj, created=base.obj, old=old))
+            patched = merge_patch(old, {"spec": change.obj["spec"]})
+            out.append(Sample(f"{change.id}/patch", release.version, kind, change.origin,
+                              f"UPDATE by merge PATCH: {change.note}", patched, created=base.obj, old=old))
     return out
 
 

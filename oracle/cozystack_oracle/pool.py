@@ -38,6 +38,8 @@ class Task:
     apps: str
     obj: dict
     variant: str = "default"
+    #: An UPDATE: the object installed first (as it was created).
+    created: dict | None = None
 
 
 def _limit() -> None:
@@ -58,7 +60,8 @@ class _Worker:
 
     def send(self, task: Task) -> None:
         assert self.process.stdin is not None
-        self.process.stdin.write(json.dumps({"apps": task.apps, "variant": task.variant, "object": task.obj}) + "\n")
+        line = {"apps": task.apps, "variant": task.variant, "object": task.obj, "created": task.created}
+        self.process.stdin.write(json.dumps(line) + "\n")
         self.process.stdin.flush()
 
     def stop(self) -> None:

@@ -23,12 +23,15 @@ import helm_python
 
 from .bundle import Verdict, judge
 from .exceptions import load as load_exceptions
-from .generate import Sample, on_variants, samples, stored
+from .generate import Sample, on_variants, samples, stored, updates
 from .pool import Pool, Task
 from .release import Release
 from .render import Outcome
 
 
+#: A kind's UPDATEs: one change in this many of its samples, each as a
+#: PUT and as a merge PATCH.
+UPDATE_SHARE = 4
 #: Every how many samples of a kind are rendered again on each platform
 #: variant (all of a kind a variant moves, the host ingress's Ingress).
 VARIANT_EVERY = 4
@@ -99,11 +102,12 @@ def run(
         found = samples(release, root / "policies", seed, per_kind, _chart_defaults(release))
         found += on_variants(found, VARIANT_EVERY)
         everything += found + [stored(s, release) for s in found]
+        everything += updates(found, release, per_kind // UPDATE_SHARE, seed)
     print(f"oracle: {len(everything)} objects ({', '.join(versions)}, seed {seed})", file=sys.stderr)
 
     outcomes: dict[int, Outcome] = {}
     pool = Pool(data, workdir, workers)
-    for index, outcome in pool.outcomes(Task(s.release, s.obj, s.variant) for s in everything):
+    for index, outcome in pool.outcomes(Task(s.release, s.obj, s.variant, s.created) for s in everything):
         outcomes[index] = outcome
     print(f"oracle: Helm judged them in {time.monotonic() - started:.0f} s", file=sys.stderr)
 
@@ -135,7 +139,7 @@ def run(
 
 
 def _print_tables(judged: list[Judged], releases: dict[str, Release]) -> None:
-    columns = ("both deny", "missed", "false denial", "both allow")
+    columns = ("both deny", "missed", "false denial", "both allow", "oracle error")
     rows: dict[str, Counter] = defaultdict(Counter)
     families: dict[str, Counter] = defaultdict(Counter)
     for item in judged:
@@ -143,8 +147,10 @@ def _print_tables(judged: list[Judged], releases: dict[str, Release]) -> None:
         label = f"{item.sample.release} {chart}"
         cell = item.category + (" (listed)" if item.excused else "")
         rows[label][cell] += 1
-        families[f"{item.sample.release} {chart.split('/')[0]}"][item.category] += 1
-        families["total"][item.category] += 1
+        family = f"{item.sample.release} {chart.split('/')[0]}"
+        for key in (family, f"{family} {item.sample.operation}", "total"):
+            families[key][item.category] += 1
+            families[key]["listed"] += bool(item.excused)
     header = f"{'chart':34} " + " ".join(f"{c:>12}" for c in columns) + f" {'listed':>7}"
     print(header)
     for label in sorted(rows):
@@ -154,7 +160,8 @@ def _print_tables(judged: list[Judged], releases: dict[str, Release]) -> None:
     print()
     for label in sorted(families):
         counts = families[label]
-        print(f"{label:34} " + " ".join(f"{counts[c]:>12}" for c in columns) + f"  ({sum(counts.values())} objects)")
+        total = sum(counts[c] for c in columns)
+        print(f"{label:34} " + " ".join(f"{counts[c]:>12}" for c in columns) + f" {counts['listed']:>7}  ({total} objects)")
     print()
     locations: dict[str, Counter] = defaultdict(Counter)
     for item in judged:
@@ -174,7 +181,7 @@ def _print_tables(judged: list[Judged], releases: dict[str, Release]) -> None:
 def _print_unlisted(unlisted: list[Judged]) -> None:
     for item in unlisted[:200]:
         s = item.sample
-        print(f"UNLISTED {item.category}: {s.id}: {s.note}")
+        print(f"UNLISTED {item.category}: {s.id} ({s.operation}, {s.variant}): {s.note}")
         print(f"  spec: {json.dumps(s.obj.get('spec'))[:300]}")
         if item.category == "missed":
             print(f"  helm: {item.outcome.stage} {item.outcome.location} {'/'.join(item.outcome.nested)}: "

@@ -23,7 +23,11 @@ def main(data: str, workdir: str) -> None:
         if key not in renderers:
             cluster = Cluster.boot(Release.at(base, key[0]), Path(workdir) / "-".join(key), variant=VARIANTS[key[1]])
             renderers[key] = Renderer(cluster)
-        outcome = renderers[key].application(task["object"])
+        renderer = renderers[key]
+        if task.get("created") is not None:
+            outcome = renderer.update(task["created"], task["object"])
+        else:
+            outcome = renderer.application(task["object"])
         sys.stdout.write(json.dumps(outcome.to_json()) + "\n")
         sys.stdout.flush()
 

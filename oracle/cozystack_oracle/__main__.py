@@ -75,13 +75,21 @@ def main(argv: list[str]) -> int:
         return 0 if unittest.TextTestRunner(verbosity=1).run(tests).wasSuccessful() else 1
     if args.command == "coverage":
         if args.write:
-            args.readme.write_text(coverage.rewrite(args.readme, coverage.section(args.data, args.report)))
+            text, summaries = coverage.section(args.data, args.report)
+            args.readme.write_text(coverage.rewrite(args.readme, text))
             print(f"coverage: wrote {args.readme}")
-            return 0
-        missing = coverage.missing_rows(args.data, args.readme)
-        for location in missing:
-            print(f"coverage: {args.readme} has no row for {location}: run `make oracle`")
-        return 1 if missing else 0
+            failed = False
+            for s in summaries:
+                print(f"coverage: {s.version}: {s.total} sites, {s.reached} reached, {len(s.dead)} dead, "
+                      f"{len(s.listed)} listed in unreached.yaml, {len(s.unexplained)} unexplained")
+                for site in s.unexplained:
+                    print(f"coverage: {s.version} {site.location}: no object reached it, and unreached.yaml does not say why")
+                    failed = True
+            return 1 if failed else 0
+        problems = coverage.missing_rows(args.data, args.readme)
+        for problem in problems:
+            print(f"coverage: {problem}")
+        return 1 if problems else 0
     if args.command == "nulls":
         with tempfile.TemporaryDirectory(prefix="oracle-") as work:
             nulls_table.write(args.data, ROOT, args.releases or ["v1.6.2", "v1.5.4"], Path(work), args.workers)

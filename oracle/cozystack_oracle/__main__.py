@@ -56,6 +56,8 @@ def main(argv: list[str]) -> int:
     run.add_argument("--exceptions", type=Path, default=HERE / "exceptions.yaml")
     run.add_argument("--report", type=Path, default=ROOT / "target" / "oracle" / "report.json")
     run.add_argument("--workers", type=int, default=0)
+    run.add_argument("--no-name-probes", dest="names", action="store_false",
+                     help="leave out the invalid and over-long names at every free string and map key")
     run.add_argument("--bundle", type=Path, default=ROOT,
                      help="the tree whose dist/ and deploy/ are judged (default this one): an older "
                           "commit's worktree measures the bundle before a change on the same samples")
@@ -98,7 +100,7 @@ def main(argv: list[str]) -> int:
         return suite.run(
             data=args.data, root=ROOT, bundle=args.bundle, cli=args.cli, seed=args.seed, per_kind=args.per_kind,
             versions=args.releases or ["v1.6.2", "v1.5.4"], exceptions=args.exceptions,
-            report=args.report, workdir=Path(work), workers=args.workers,
+            report=args.report, workdir=Path(work), workers=args.workers, names=args.names,
         )
 
 

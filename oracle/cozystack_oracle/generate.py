@@ -17,7 +17,11 @@ seeded random generator, so a run is repeatable:
 - ``pair``: two mutations at once, for the checks that compare fields;
 - ``probe``: hand-written values that reach the templates' ``fail`` and
   ``required`` branches (``probes/<Kind>.yaml``), the ones no schema
-  mutation finds.
+  mutation finds;
+- ``name``: at every free string (no enum, pattern or quantity) and every
+  map key, a value no Kubernetes name or label value can be and two
+  over-long ones (:data:`NAME_PROBES`): whichever of them a chart writes
+  into a name or a label, kube-apiserver refuses.
 """
 
 from __future__ import annotations
@@ -57,6 +61,10 @@ _DEFAULT_BASE = ("app", "tenant-foo", {})
 MAP_KEYS = ("alice", "md1", "App.User", "db_main", "a" * 70, "x.y", "")
 #: Values tried at a string without enum or pattern.
 STRINGS = ("", "x", "UPPER case", "a" * 300)
+#: Tried at every free string and as a key of every map: not a name or a
+#: label value, longer than a label value or a DNS label (63), longer than
+#: a DNS subdomain (253).
+NAME_PROBES = ("UPPER case", "a" * 64, "a" * 254)
 #: Values tried at a Kubernetes quantity.
 QUANTITIES = ("0", "1", "100m", "1Gi", "1.5Gi", "-1Gi", "10GB", "1e3", "abc", 0, 1, 3, -2, 1.5)
 #: Numbers tried at an integer.
@@ -266,10 +274,27 @@ def _case_objects(policies: Path) -> Iterator[tuple[str, dict]]:
                 yield f"{path.parent.parent.parent.name}/{path.stem}:{key}", obj
 
 
-def samples(release: Release, policies: Path, seed: int, per_kind: int, chart_defaults: dict[str, dict]) -> list[Sample]:
-    """The samples of every kind of ``release``: all defaults, cases, nulls
-    and probes, then mutations and pairs drawn with ``seed`` until each
-    kind has ``per_kind`` (or runs out of distinct ones)."""
+def name_probes(path: tuple, schema: dict) -> Iterator[tuple[str, Any]]:
+    """``(note, value)`` of :data:`NAME_PROBES` at ``path``: as the value of
+    a free string, as a key of a map."""
+    types = _types(schema)
+    free = "string" in types and not schema.get("enum") and "pattern" not in schema \
+        and not schema.get("x-kubernetes-int-or-string") and not schema.get("format")
+    for value in NAME_PROBES if free else ():
+        yield f"= {json.dumps(value)[:20]} (len {len(value)}) as a name", value
+    extra = schema.get("additionalProperties")
+    if isinstance(extra, dict):
+        for key in NAME_PROBES:
+            yield f"entry {json.dumps(key)[:20]} (len {len(key)}) as a name", {key: _example(extra)}
+
+
+def samples(
+    release: Release, policies: Path, seed: int, per_kind: int, chart_defaults: dict[str, dict], names: bool = True
+) -> list[Sample]:
+    """The samples of every kind of ``release``: all defaults, cases, nulls,
+    probes and (with ``names``) name probes, then mutations and pairs drawn
+    with ``seed`` until each kind has ``per_kind`` (or runs out of distinct
+    ones)."""
     rng = random.Random(f"{seed}/{release.version}")
     out: list[Sample] = []
     cases = list(_case_objects(policies))
@@ -294,6 +319,10 @@ def samples(release: Release, policies: Path, seed: int, per_kind: int, chart_de
                 meta = probe.get("metadata") or {}
                 spec = {**base, **(probe.get("spec") or {})}
                 found.append(("probe", probe["note"], _object(app, spec, meta.get("name"), meta.get("namespace"))))
+        if names:
+            for path, sub in schema_paths(app.schema):
+                for note, value in name_probes(path, sub):
+                    found.append(("name", f"{render_path(path)} {note}", _object(app, _set(base, path, value))))
         singles = [
             (f"{render_path(path)} {note}", path, value)
             for path, sub in schema_paths(app.schema)

@@ -88,6 +88,7 @@ def run(
     report: Path,
     workdir: Path,
     workers: int,
+    names: bool = True,
 ) -> int:
     """Renders samples of every kind of ``versions`` with Helm and judges them
     with the bundle of ``bundle``: its ``dist/`` and ``deploy/``. The
@@ -99,7 +100,7 @@ def run(
     everything: list[Sample] = []
     releases = {version: Release.at(data, version) for version in versions}
     for version, release in releases.items():
-        found = samples(release, root / "policies", seed, per_kind, _chart_defaults(release))
+        found = samples(release, root / "policies", seed, per_kind, _chart_defaults(release), names)
         found += on_variants(found, VARIANT_EVERY)
         everything += found + [stored(s, release) for s in found]
         everything += updates(found, release, per_kind // UPDATE_SHARE, seed)

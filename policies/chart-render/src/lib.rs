@@ -108,13 +108,14 @@ fn findings(
                 &mut out,
             ));
             skip_wrong_types(names::kubernetes_nodes(spec, name, &mut out));
+            names::nodes_md0(&names::pool_name(spec, name), &mut out);
             kubernetes::nodes_pool(spec, &names::pool_name(spec, name), &mut out);
         }
         "Kafka" | "NATS" | "Qdrant" => {
             skip_wrong_types(exposure::check(kind, spec, &mut out));
         }
         "SeaweedFS" => seaweedfs::check(spec, &mut out),
-        _ => apps::check(kind, spec, &mut out),
+        _ => apps::check(kind, namespace, spec, &mut out),
     }
     out
 }
@@ -167,13 +168,17 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
                 &old_spec,
                 release,
             ));
-            if request.kind == "Kubernetes" {
-                skip_wrong_types(kubernetes::downgrade(
+            match request.kind.as_ref() {
+                "Kubernetes" => skip_wrong_types(kubernetes::downgrade(
                     &old_spec,
                     &new_spec,
                     kubernetes::Matrix::of(release),
                     &mut extra,
-                ));
+                )),
+                "SeaweedFS" => {
+                    skip_wrong_types(seaweedfs::topology_change(&old_spec, &new_spec, &mut extra))
+                }
+                _ => {}
             }
         }
     }

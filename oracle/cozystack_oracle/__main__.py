@@ -18,7 +18,7 @@ from pathlib import Path
 
 import yaml
 
-from . import coverage
+from . import coverage, probes
 from . import nulls as nulls_table
 from . import suite
 from .cluster import Cluster
@@ -48,6 +48,11 @@ def main(argv: list[str]) -> int:
     mode = cover.add_mutually_exclusive_group(required=True)
     mode.add_argument("--write", action="store_true", help="rewrite the README's table from the report")
     mode.add_argument("--check", action="store_true", help="fail when a template site has no row")
+    probe = commands.add_parser("probes", help="search values that reach the template sites the last run did not")
+    probe.add_argument("--report", type=Path, default=ROOT / "target" / "oracle" / "report.json")
+    probe.add_argument("--release", action="append", dest="releases", help="v1.6.2 and/or v1.5.4 (default both)")
+    probe.add_argument("--workers", type=int, default=0)
+    probe.add_argument("--write", action="store_true", help="write probes/sites.yaml (with the probes it already has)")
     run = commands.add_parser("suite", help="the differential suite against the bundle")
     run.add_argument("--seed", type=int, default=1)
     run.add_argument("--per-kind", type=int, default=80, help="samples per kind and release (before their stored copies)")
@@ -56,6 +61,12 @@ def main(argv: list[str]) -> int:
     run.add_argument("--exceptions", type=Path, default=HERE / "exceptions.yaml")
     run.add_argument("--report", type=Path, default=ROOT / "target" / "oracle" / "report.json")
     run.add_argument("--workers", type=int, default=0)
+    run.add_argument("--variant-every", type=int, default=suite.VARIANT_EVERY,
+                     help="render every n-th sample of a kind again on each platform variant")
+    run.add_argument("--updates-per-kind", type=int, default=None,
+                     help="changes per kind judged as UPDATEs, each by PUT and by merge PATCH (default per-kind/4)")
+    run.add_argument("--helm-from", type=Path, default=None,
+                     help="reuse Helm's outcomes from this report (same samples): judge only the bundle again")
     run.add_argument("--no-name-probes", dest="names", action="store_false",
                      help="leave out the invalid and over-long names at every free string and map key")
     run.add_argument("--bundle", type=Path, default=ROOT,
@@ -92,6 +103,15 @@ def main(argv: list[str]) -> int:
         for problem in problems:
             print(f"coverage: {problem}")
         return 1 if problems else 0
+    if args.command == "probes":
+        report = json.loads(args.report.read_text())
+        with tempfile.TemporaryDirectory(prefix="oracle-") as work:
+            found = probes.search(args.data, report, args.releases or ["v1.6.2", "v1.5.4"], Path(work), args.workers)
+        if args.write:
+            kept = [p for p in probes.read() if p.where not in {f.where for f in found if f.release == p.release}]
+            probes.write(kept + found)
+            print(f"probes: wrote {probes.PROBES}")
+        return 0
     if args.command == "nulls":
         with tempfile.TemporaryDirectory(prefix="oracle-") as work:
             nulls_table.write(args.data, ROOT, args.releases or ["v1.6.2", "v1.5.4"], Path(work), args.workers)
@@ -101,6 +121,7 @@ def main(argv: list[str]) -> int:
             data=args.data, root=ROOT, bundle=args.bundle, cli=args.cli, seed=args.seed, per_kind=args.per_kind,
             versions=args.releases or ["v1.6.2", "v1.5.4"], exceptions=args.exceptions,
             report=args.report, workdir=Path(work), workers=args.workers, names=args.names,
+            variant_every=args.variant_every, updates_per_kind=args.updates_per_kind, helm_from=args.helm_from,
         )
 
 

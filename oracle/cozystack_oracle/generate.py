@@ -18,6 +18,8 @@ seeded random generator, so a run is repeatable:
 - ``probe``: hand-written values that reach the templates' ``fail`` and
   ``required`` branches (``probes/<Kind>.yaml``), the ones no schema
   mutation finds;
+- ``site``: values generated from the templates' conditions for the sites
+  nothing else reached (``probes/sites.yaml``, :mod:`.probes`);
 - ``name``: at every free string (no enum, pattern or quantity) and every
   map key, a value no Kubernetes name or label value can be and two
   over-long ones (:data:`NAME_PROBES`): whichever of them a chart writes
@@ -59,6 +61,8 @@ _DEFAULT_BASE = ("app", "tenant-foo", {})
 #: Map keys a user writes for named entries (users, databases, node
 #: groups): valid, and the ones that make invalid object names.
 MAP_KEYS = ("alice", "md1", "App.User", "db_main", "a" * 70, "x.y", "")
+#: The probes :mod:`.probes` generated from the templates' conditions.
+SITE_PROBES = Path(__file__).resolve().parents[1] / "probes" / "sites.yaml"
 #: Values tried at a string without enum or pattern.
 STRINGS = ("", "x", "UPPER case", "a" * 300)
 #: Tried at every free string and as a key of every map: not a name or a
@@ -298,6 +302,7 @@ def samples(
     rng = random.Random(f"{seed}/{release.version}")
     out: list[Sample] = []
     cases = list(_case_objects(policies))
+    site_probes = (yaml.safe_load(SITE_PROBES.read_text()) if SITE_PROBES.is_file() else None) or []
     probes_dir = Path(__file__).resolve().parents[1] / "probes"
     for kind in sorted(release.applications):
         app = release.applications[kind]
@@ -319,6 +324,11 @@ def samples(
                 meta = probe.get("metadata") or {}
                 spec = {**base, **(probe.get("spec") or {})}
                 found.append(("probe", probe["note"], _object(app, spec, meta.get("name"), meta.get("namespace"))))
+        for entry in site_probes:
+            if entry["release"] == release.version and entry["kind"] == kind:
+                meta = entry.get("metadata") or {}
+                found.append(("site", f"{entry['where']}: {entry['note']}",
+                              _object(app, entry["spec"], meta.get("name"), meta.get("namespace"))))
         if names:
             for path, sub in schema_paths(app.schema):
                 for note, value in name_probes(path, sub):

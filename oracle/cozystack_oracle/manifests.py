@@ -10,6 +10,7 @@ fails the HelmRelease although the render succeeded.
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 from collections.abc import Iterator
@@ -160,8 +161,15 @@ HOOK = "helm.sh/hook"
 def applied(obj: dict, release: str, namespace: str) -> dict:
     """``obj`` as the cluster holds it once Helm applied it for
     ``release`` in ``namespace``: in that namespace unless it names one or
-    is cluster-scoped, with Helm's ownership annotations."""
+    is cluster-scoped, with Helm's ownership annotations, and a Secret's
+    ``stringData`` stored as ``data`` (what a ``lookup`` reads back)."""
     out = json.loads(json.dumps(obj, default=str))
+    if out.get("kind") == "Secret" and isinstance(out.get("stringData"), dict):
+        data = out.get("data") if isinstance(out.get("data"), dict) else {}
+        for key, value in out.pop("stringData").items():
+            text = value if isinstance(value, str) else json.dumps(value)
+            data[key] = base64.b64encode(text.encode()).decode()
+        out["data"] = data
     meta = out.setdefault("metadata", {})
     if out.get("kind") not in CLUSTER_SCOPED:
         meta.setdefault("namespace", namespace)

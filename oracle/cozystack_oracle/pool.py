@@ -74,18 +74,29 @@ class Pool:
     """``workers`` render processes over the release data in ``data``, each
     rendering a release's applications on that release's platform."""
 
-    def __init__(self, data: Path, workdir: Path, workers: int = 0) -> None:
+    def __init__(self, data: Path, workdir: Path, workers: int = 0, keep: bool = False) -> None:
         self.data, self.workdir = data, workdir
         self.size = workers or max(1, min(4, os.cpu_count() or 1))
+        #: Keep the workers (and the platforms they booted) between calls
+        #: of :meth:`outcomes` until :meth:`close`.
+        self.keep = keep
+        self._workers: list[_Worker] = []
 
     def _spawn(self, slot: int) -> _Worker:
         return _Worker(self.data, self.workdir / f"worker-{slot}")
+
+    def close(self) -> None:
+        for worker in self._workers:
+            worker.stop()
+        self._workers = []
 
     def outcomes(self, tasks: Iterable[Task]) -> Iterator[tuple[int, Outcome]]:
         """``(index, outcome)`` for each task, in the order they finish."""
         pending = list(enumerate(tasks))
         pending.reverse()
-        workers = [self._spawn(slot) for slot in range(self.size)]
+        if not self._workers:
+            self._workers = [self._spawn(slot) for slot in range(self.size)]
+        workers = self._workers
         busy: dict[int, tuple[int, float]] = {}
         selector = selectors.DefaultSelector()
         try:
@@ -124,6 +135,6 @@ class Pool:
                         )
                     yield index, outcome
         finally:
-            for worker in workers:
-                worker.stop()
             selector.close()
+            if not self.keep or busy:
+                self.close()

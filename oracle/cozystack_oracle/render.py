@@ -146,11 +146,13 @@ class Installed:
 class _Run:
     """One install or upgrade of an application, through its nested
     releases: the objects a ``lookup`` finds besides the platform's, and
-    what this run renders."""
+    what this run renders into this cluster (not what a release with a
+    ``kubeConfig`` installs into a tenant's own Kubernetes)."""
 
     upgrade: bool = False
     existing: list[dict] = field(default_factory=list)
     rendered: Installed = field(default_factory=Installed)
+    remote: bool = False
 
 
 @dataclass
@@ -229,7 +231,9 @@ class Renderer:
                 continue
             for refusal in manifests.apply_problems(manifest, obj):
                 return Outcome("apply", refusal.template, refusal.message)
-            run.rendered.objects.append((manifest.template, manifests.applied(obj, release, namespace)))
+            if not run.remote and obj.get("kind") != "CustomResourceDefinition":
+                # CRDs are the platform's to install and no lookup reads them.
+                run.rendered.objects.append((manifest.template, manifests.applied(obj, release, namespace)))
             if obj.get("kind") == "HelmRelease" and str(obj.get("apiVersion", "")).startswith("helm.toolkit.fluxcd.io/"):
                 nested.append(obj)
         if depth >= _NESTING:
@@ -267,7 +271,9 @@ class Renderer:
         values = merge_maps(values, spec.get("values") or {})
         target = spec.get("targetNamespace") or ns
         release = spec.get("releaseName") or (f"{spec['targetNamespace']}-{name}" if spec.get("targetNamespace") else name)
-        outcome = self._release(chart, values, release, target, depth + 1, run)
+        remote = run.remote or bool(spec.get("kubeConfig"))
+        inner = _Run(run.upgrade, run.existing, run.rendered, remote)
+        outcome = self._release(chart, values, release, target, depth + 1, inner)
         return outcome if outcome.ok else outcome.within(name)
 
     def _values_source(self, source: dict, namespace: str, rendered: list[dict]) -> dict | None:

@@ -89,6 +89,9 @@ def run(
     workdir: Path,
     workers: int,
     names: bool = True,
+    variant_every: int = VARIANT_EVERY,
+    updates_per_kind: int | None = None,
+    helm_from: Path | None = None,
 ) -> int:
     """Renders samples of every kind of ``versions`` with Helm and judges them
     with the bundle of ``bundle``: its ``dist/`` and ``deploy/``. The
@@ -101,15 +104,25 @@ def run(
     releases = {version: Release.at(data, version) for version in versions}
     for version, release in releases.items():
         found = samples(release, root / "policies", seed, per_kind, _chart_defaults(release), names)
-        found += on_variants(found, VARIANT_EVERY)
+        found += on_variants(found, variant_every)
         everything += found + [stored(s, release) for s in found]
-        everything += updates(found, release, per_kind // UPDATE_SHARE, seed)
+        everything += updates(found, release, per_kind // UPDATE_SHARE if updates_per_kind is None else updates_per_kind, seed)
     print(f"oracle: {len(everything)} objects ({', '.join(versions)}, seed {seed})", file=sys.stderr)
 
     outcomes: dict[int, Outcome] = {}
+    known = {}
+    if helm_from is not None:
+        # Helm's verdicts of an earlier run on the same samples: only the
+        # bundle is judged again (an older bundle, measured on them).
+        known = {item["id"]: Outcome.from_json(item["helm"]) for item in json.loads(helm_from.read_text())}
+    todo = [i for i, s in enumerate(everything) if s.id not in known]
+    for i, s in enumerate(everything):
+        if s.id in known:
+            outcomes[i] = known[s.id]
     pool = Pool(data, workdir, workers)
-    for index, outcome in pool.outcomes(Task(s.release, s.obj, s.variant, s.created) for s in everything):
-        outcomes[index] = outcome
+    for index, outcome in pool.outcomes(Task(everything[i].release, everything[i].obj, everything[i].variant,
+                                              everything[i].created) for i in todo):
+        outcomes[todo[index]] = outcome
     print(f"oracle: Helm judged them in {time.monotonic() - started:.0f} s", file=sys.stderr)
 
     verdicts: dict[str, Verdict] = {}

@@ -22,6 +22,47 @@ _END = re.compile(r"\{\{-?\s*end\b")
 _DEFINE = re.compile(r'\{\{-?\s*(?:define|block)\s+"([^"]+)"')
 _INCLUDE = re.compile(r'(?<![\w.$])(?:include|template)\s+"([^"]+)"')
 _CALL = re.compile(r"(?<![\w.$])(fail|required)(?=[\s(])")
+_VALUES = re.compile(r"(?<![\w])\$?\.Values((?:\.[A-Za-z_][\w-]*)*)")
+_INDEX = re.compile(r'index\s+\$?\.Values((?:\s+"[^"]*")+)')
+_DIG = re.compile(r'dig((?:\s+"[^"]*")+)\s+[^"\s]+\s+\(?\$?\.Values((?:\.[A-Za-z_][\w-]*)*)')
+_BIND = re.compile(r"\$([A-Za-z_]\w*)\s*:?=\s*(.*)", re.S)
+_RANGE = re.compile(r"range\s+(?:\$([A-Za-z_]\w*)\s*,\s*)?\$([A-Za-z_]\w*)\s*:=\s*(.*)", re.S)
+_VAR = re.compile(r"\$([A-Za-z_]\w*)((?:\.[A-Za-z_][\w-]*)*)")
+_DOT = re.compile(r"(?<![\w$)\]])\.([A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*)")
+_LITERAL = re.compile(r'"((?:[^"\\]|\\.)*)"|(?<![\w.])(-?\d+(?:\.\d+)?)(?![\w.])')
+
+
+def _paths(text: str, variables: dict[str, tuple[str, ...]], dot: tuple[str, ...] | None) -> list[tuple[str, ...]]:
+    """The ``.Values`` paths ``text`` reads: directly, through ``index``
+    and ``dig``, through variables bound to a path, through ``.`` bound by
+    ``range`` or ``with``."""
+    found: list[tuple[str, ...]] = []
+    for match in _INDEX.finditer(text):
+        found.append(tuple(re.findall(r'"([^"]*)"', match.group(1))))
+    for match in _DIG.finditer(text):
+        found.append(tuple(p for p in match.group(2).split(".") if p) + tuple(re.findall(r'"([^"]*)"', match.group(1))))
+    for match in _VALUES.finditer(text):
+        found.append(tuple(p for p in match.group(1).split(".") if p))
+    for match in _VAR.finditer(text):
+        base = variables.get(match.group(1))
+        if base is not None:
+            found.append(base + tuple(p for p in match.group(2).split(".") if p))
+    if dot is not None:
+        for match in _DOT.finditer(text.replace(".Values", " ").replace(".Release", " ").replace(".Capabilities", " ")):
+            found.append(dot + tuple(match.group(1).split(".")))
+    return [p for p in found if p]
+
+
+def _literals(text: str) -> list[object]:
+    out: list[object] = []
+    for match in _LITERAL.finditer(text):
+        if match.group(1) is not None:
+            if "%" not in match.group(1) and len(match.group(1)) < 64:
+                out.append(match.group(1))
+        else:
+            number = float(match.group(2))
+            out.append(int(number) if number.is_integer() else number)
+    return out
 
 
 def actions(source: str) -> Iterator[tuple[int, str]]:
@@ -60,6 +101,15 @@ class Call:
     message: str
     #: The ``define`` it sits in, if any.
     define: str | None
+    #: The values it reads, and those the blocks around it decide on: a
+    #: path under ``.Values`` each (``*`` a list item or map entry), with
+    #: the literals the actions compare them with.
+    reads: tuple[tuple[str, ...], ...] = ()
+    guards: tuple[tuple[str, ...], ...] = ()
+    literals: tuple[object, ...] = ()
+    #: Whether it or the blocks around it read the release's name or
+    #: namespace (the application's name and namespace).
+    release: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -91,17 +141,43 @@ def scan_file(scan: Scan, path: Path, name: str) -> None:
     source = path.read_text(errors="replace")
     rendered = not path.name.startswith("_")
     stack: list[str | None] = []
+    #: Per open block: its action (a guard of what it holds), and the
+    #: ``.`` it binds (``range``/``with`` over a path).
+    blocks: list[tuple[str, tuple[str, ...] | None]] = []
+    variables: dict[str, tuple[str, ...]] = {}
     for at, action in actions(source):
         define = next((d for d in reversed(stack) if d), None)
+        dot = next((d for _, d in reversed(blocks) if d is not None), None)
+        body = action.strip("{}- \n\t")
+        bound = _RANGE.match(body)
+        if bound:
+            over = _paths(bound.group(3), variables, dot)
+            if over:
+                variables[bound.group(2)] = over[0] + ("*",)
+        else:
+            assigned = _BIND.match(body)
+            if assigned:
+                over = _paths(assigned.group(2), variables, dot)
+                if over and "(" not in assigned.group(2)[:1] and len(over) == 1:
+                    variables[assigned.group(1)] = over[0]
         opened = _OPENS.match(action)
         if opened:
             found = _DEFINE.match(action)
             stack.append(found.group(1) if found else None)
+            binds = None
+            if opened.group(1) in ("range", "with") and not bound:
+                over = _paths(body.split(None, 1)[1] if " " in body else "", variables, dot)
+                binds = over[0] + (("*",) if opened.group(1) == "range" else ()) if over else None
+            blocks.append((action, binds))
             if found:
                 scan.defined.setdefault(found.group(1), f"{name}:{source.count(chr(10), 0, at) + 1}")
                 define = found.group(1)
+                variables = {}
         elif _END.match(action) and stack:
             stack.pop()
+            blocks.pop()
+        elif re.match(r"\{\{-?\s*else\b", action) and blocks:
+            blocks[-1] = (blocks[-1][0] + " " + action, blocks[-1][1])
         for match in _outside_strings(action, _INCLUDE) if "include" in action or "template" in action else ():
             target = match.group(1)
             if define:
@@ -110,7 +186,14 @@ def scan_file(scan: Scan, path: Path, name: str) -> None:
                 scan.roots.add(target)
         for match in _outside_strings(action, _CALL):
             line = source.count("\n", 0, at + match.start()) + 1
-            scan.calls.append(Call(name, line, match.group(1), _literal(action), define if define or rendered else "<partial>"))
+            guards_text = " ".join(b for b, _ in blocks if not _DEFINE.match(b))
+            scan.calls.append(Call(
+                name, line, match.group(1), _literal(action), define if define or rendered else "<partial>",
+                reads=tuple(dict.fromkeys(_paths(action, variables, dot))),
+                guards=tuple(dict.fromkeys(_paths(guards_text, variables, dot))),
+                literals=tuple(dict.fromkeys(_literals(guards_text + " " + action))),
+                release=frozenset(re.findall(r"\.Release\.(Name|Namespace)\b", guards_text + " " + action)),
+            ))
 
 
 def scan_chart(root: Path) -> Scan:

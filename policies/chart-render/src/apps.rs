@@ -222,6 +222,43 @@ fn vm_disk_source_entry(spec: &Field<'_>, out: &mut Findings) -> Result<(), Fiel
 const VM_DISK_NAME_MAX: usize = 45;
 
 /// `packages/apps/vm-instance/templates/vm.yaml` (68, 80): each disk is the
+/// Whether `finding` is one of the source checks `dv.yaml` makes only when
+/// no DataVolume of the release exists yet (`vm-disk-source`,
+/// `vm-disk-source-entry`).
+pub fn is_vm_disk_source_finding(finding: &shared::Finding) -> bool {
+    [
+        crate::rules::VM_DISK_SOURCE.id,
+        crate::rules::VM_DISK_SOURCE_ENTRY.id,
+    ]
+    .contains(&finding.rule.id)
+}
+
+/// `packages/apps/vm-disk/templates/dv.yaml` (1, 14–15): once the
+/// DataVolume exists, every upgrade copies its `spec`, so a changed
+/// `source` or `storage` renders and never takes effect. (A changed
+/// `storageClass` is storageclass-immutable's.)
+pub fn vm_disk_kept(
+    old: &Field<'_>,
+    new: &Field<'_>,
+    out: &mut Findings,
+) -> Result<(), FieldError> {
+    for (key, what) in [("source", "its source"), ("storage", "its size")] {
+        let (before, after) = (old.field(key)?, new.field(key)?);
+        if before.json() != after.json() {
+            out.add(
+                crate::rules::VM_DISK_KEPT,
+                after.path(),
+                format!(
+                    "changed, but the chart copies the existing DataVolume's spec on every upgrade, so the disk \
+                     keeps {what} and this change never takes effect. Create a new VMDisk (or resize its \
+                     PersistentVolumeClaim) instead."
+                ),
+            );
+        }
+    }
+    Ok(())
+}
+
 /// DataVolume `vm-disk-<name>` of a VMDisk, looked up in the namespace, and
 /// the chart fails when there is none. A name no VMDisk can have
 /// (cozystack-api: a DNS-1035 label of at most 45 characters) fails

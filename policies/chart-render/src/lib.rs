@@ -146,14 +146,14 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
     let object = request.required_object()?;
     let new_spec = spec(&object)?;
     let release = settings.cozystack_version.release().unwrap_or_default();
-    let found = findings(
+    let mut found = findings(
         &request.kind,
         &request.name,
         &request.namespace,
         &new_spec,
         release,
     );
-    let mut before = None;
+    let mut before: Option<Findings> = None;
     let mut extra = Findings::default();
     if request.operation == Operation::Update {
         let old = request.old_object();
@@ -161,13 +161,13 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
         if old.is_present()
             && let Ok(old_spec) = spec(&old)
         {
-            before = Some(findings(
+            let stored = findings(
                 &request.kind,
                 &request.name,
                 &request.namespace,
                 &old_spec,
                 release,
-            ));
+            );
             match request.kind.as_ref() {
                 "Kubernetes" => skip_wrong_types(kubernetes::downgrade(
                     &old_spec,
@@ -178,8 +178,15 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
                 "SeaweedFS" => {
                     skip_wrong_types(seaweedfs::topology_change(&old_spec, &new_spec, &mut extra))
                 }
+                // A stored VMDisk whose source rendered has its DataVolume,
+                // which the chart copies instead of reading the values.
+                "VMDisk" if !stored.iter().any(apps::is_vm_disk_source_finding) => {
+                    found.retain(|f| !apps::is_vm_disk_source_finding(f));
+                    skip_wrong_types(apps::vm_disk_kept(&old_spec, &new_spec, &mut extra));
+                }
                 _ => {}
             }
+            before = Some(stored);
         }
     }
     let mut review = Review::new();

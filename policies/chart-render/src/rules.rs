@@ -446,6 +446,15 @@ pub const SEAWEEDFS_TOPOLOGY_CHANGE: Rule = Rule {
     source: "`extra/seaweedfs/templates/seaweedfs.yaml` (79–93), `templates/cm.yaml`",
 };
 
+/// `vm-disk-kept`.
+pub const VM_DISK_KEPT: Rule = Rule {
+    policy: POLICY,
+    id: "vm-disk-kept",
+    level: Level::Warn,
+    summary: "UPDATE of a VMDisk's `source` or `storage`, which the chart keeps from the existing DataVolume",
+    source: "`apps/vm-disk/templates/dv.yaml` (1, 14–15)",
+};
+
 /// The catalogue.
 pub const RULES: Catalogue = Catalogue {
     policy: POLICY,
@@ -499,5 +508,6 @@ pub const RULES: Catalogue = Catalogue {
         NODES_MD0,
         HOST_INGRESS_PROXY_PROTOCOL,
         SEAWEEDFS_TOPOLOGY_CHANGE,
+        VM_DISK_KEPT,
     ],
 };

@@ -39,7 +39,8 @@ class Warns:
     """The warning the bundle must give where Helm fails on cluster state."""
 
     rule: str
-    #: The field path under ``spec``, as segments: ``{name}`` is filled
+    #: The field path under ``spec`` (or under ``metadata`` when it starts
+    #: with ``metadata``), as segments: ``{name}`` is filled
     #: from the message's named group ``name``, and ``*`` is any list index
     #: (a disk Helm names by its value, not its position).
     field: tuple[str, ...]
@@ -47,9 +48,10 @@ class Warns:
     def given(self, warnings: list[dict], groups: dict[str, str]) -> bool:
         """Whether one of ``warnings`` is this rule's on this field; when
         the message captured a ``value``, the warning must name it."""
-        pattern = "spec" + "".join(
+        root, steps = ("metadata", self.field[1:]) if self.field[0] == "metadata" else ("spec", self.field)
+        pattern = root + "".join(
             r"\[\d+\]" if step == "*" else re.escape(render_path((step.format(**groups),)).removeprefix("spec"))
-            for step in self.field
+            for step in steps
         )
         for warning in warnings:
             if warning["rule"] != self.rule or not re.fullmatch(pattern, warning["field"]):

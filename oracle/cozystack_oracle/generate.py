@@ -95,6 +95,9 @@ class Sample:
     #: first) and as cozystack-api returns it (the request's ``oldObject``).
     created: dict | None = None
     old: dict | None = None
+    #: Other applications installed first, in the same cluster (a
+    #: KubernetesNodes pool's parent Kubernetes).
+    installed: tuple = ()
 
     @property
     def operation(self) -> str:
@@ -323,7 +326,11 @@ def samples(
                     continue
                 meta = probe.get("metadata") or {}
                 spec = {**base, **(probe.get("spec") or {})}
-                found.append(("probe", probe["note"], _object(app, spec, meta.get("name"), meta.get("namespace"))))
+                obj = _object(app, spec, meta.get("name"), meta.get("namespace"))
+                if probe.get("installed"):
+                    # Carried with the object to the worker, which installs them first.
+                    obj = {**obj, "installed": probe["installed"]}
+                found.append(("probe", probe["note"], obj))
         for entry in site_probes:
             if entry["release"] == release.version and entry["kind"] == kind:
                 meta = entry.get("metadata") or {}
@@ -353,7 +360,9 @@ def samples(
             if key in seen:
                 continue
             seen.add(key)
-            out.append(Sample(f"{release.version}/{kind}/{origin}/{n}", release.version, kind, origin, note, obj))
+            installed = tuple(obj.pop("installed", ()))
+            out.append(Sample(f"{release.version}/{kind}/{origin}/{n}", release.version, kind, origin, note, obj,
+                              installed=installed))
     return out
 
 
@@ -376,7 +385,7 @@ def on_variants(found: list[Sample], every: int) -> list[Sample]:
                 continue
             out.append(Sample(f"{sample.id}@{variant.name}", sample.release, sample.kind, sample.origin,
                               f"{sample.note} (on {variant.name}: {variant.about})", variant.place(sample.obj),
-                              variant.name))
+                              variant.name, installed=sample.installed))
     return out
 
 
@@ -432,4 +441,4 @@ def stored(sample: Sample, release: Release) -> Sample:
     obj = copy.deepcopy(sample.obj)
     obj["spec"] = default_like_cozystack_api(obj.get("spec"), app.schema)
     return Sample(sample.id + "/stored", sample.release, sample.kind, sample.origin, sample.note + " (stored, defaulted)", obj,
-                  sample.variant)
+                  sample.variant, installed=sample.installed)

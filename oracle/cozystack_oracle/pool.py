@@ -40,6 +40,8 @@ class Task:
     variant: str = "default"
     #: An UPDATE: the object installed first (as it was created).
     created: dict | None = None
+    #: Other applications installed before it.
+    installed: tuple = ()
 
 
 def _limit() -> None:
@@ -60,7 +62,8 @@ class _Worker:
 
     def send(self, task: Task) -> None:
         assert self.process.stdin is not None
-        line = {"apps": task.apps, "variant": task.variant, "object": task.obj, "created": task.created}
+        line = {"apps": task.apps, "variant": task.variant, "object": task.obj, "created": task.created,
+                "installed": list(task.installed)}
         self.process.stdin.write(json.dumps(line) + "\n")
         self.process.stdin.flush()
 

@@ -32,7 +32,7 @@ from .generate import SITE_PROBES, _base_spec, _object, _set, render_path, schem
 from .pool import Pool, Task
 from .release import Release
 from .render import Outcome
-from .templates import scan_chart
+from .templates import _literals, scan_chart
 
 PROBES = SITE_PROBES
 
@@ -200,8 +200,12 @@ def search(data: Path, report: list[dict], versions: list[str], workdir: Path, w
                            if c.file == site.file and c.line < site.line and c.define == call.define]
                 fills = [p for c in earlier for p in (_concrete(app.schema, r) for r in c.reads)
                          if p and p not in reads and p not in guards]
+                # The literals of the lines before the site too: the lists a
+                # check compares with are often built there.
+                nearby = [lit for lit in _literals(context) if isinstance(lit, str) and 0 < len(lit) < 32]
+                literals = tuple(dict.fromkeys([*call.literals, *sorted(set(nearby), key=len)[:12]]))
                 plans = [(note, spec, "", "") for note, spec in
-                         itertools.islice(_plans(base, app.schema, reads, guards, fills, call.literals), BUDGET)]
+                         itertools.islice(_plans(base, app.schema, reads, guards, fills, literals), BUDGET)]
                 if call.release:
                     plans = [(f"metadata {name or '-'}/{namespace or '-'}", base, name, namespace)
                              for name in ("", *NAMES) for namespace in ("", *NAMESPACES)

@@ -121,7 +121,7 @@ def run(
             outcomes[i] = known[s.id]
     pool = Pool(data, workdir, workers)
     for index, outcome in pool.outcomes(Task(everything[i].release, everything[i].obj, everything[i].variant,
-                                              everything[i].created) for i in todo):
+                                              everything[i].created, everything[i].installed) for i in todo):
         outcomes[todo[index]] = outcome
     print(f"oracle: Helm judged them in {time.monotonic() - started:.0f} s", file=sys.stderr)
 

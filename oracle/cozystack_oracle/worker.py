@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .cluster import Cluster
 from .release import Release
-from .render import Renderer
+from .render import Installed, Outcome, Renderer
 from .variants import VARIANTS
 
 
@@ -24,10 +24,18 @@ def main(data: str, workdir: str) -> None:
             cluster = Cluster.boot(Release.at(base, key[0]), Path(workdir) / "-".join(key), variant=VARIANTS[key[1]])
             renderers[key] = Renderer(cluster)
         renderer = renderers[key]
-        if task.get("created") is not None:
-            outcome = renderer.update(task["created"], task["object"])
+        installed = Installed()
+        for other in task.get("installed") or []:
+            first, left = renderer.install(other, installed)
+            if not first.ok:
+                outcome = Outcome("unresolved", message=f"an application installed first does not render: {first.message[:200]}")
+                break
+            installed.objects += left.objects
         else:
-            outcome = renderer.application(task["object"])
+            if task.get("created") is not None:
+                outcome = renderer.update(task["created"], task["object"], installed)
+            else:
+                outcome = renderer.application(task["object"], installed)
         sys.stdout.write(json.dumps(outcome.to_json()) + "\n")
         sys.stdout.flush()
 

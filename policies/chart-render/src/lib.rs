@@ -22,6 +22,7 @@
 
 mod apps;
 mod backups;
+mod claims;
 mod databases;
 mod exposure;
 mod instance_types;
@@ -186,6 +187,12 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
                 }
                 _ => {}
             }
+            skip_wrong_types(claims::changes(
+                &request.kind,
+                &old_spec,
+                &new_spec,
+                &mut extra,
+            ));
             before = Some(stored);
         }
     }

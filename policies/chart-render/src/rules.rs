@@ -455,6 +455,15 @@ pub const VM_DISK_KEPT: Rule = Rule {
     source: "`apps/vm-disk/templates/dv.yaml` (1, 14–15)",
 };
 
+/// `volume-claim-template`.
+pub const VOLUME_CLAIM_TEMPLATE: Rule = Rule {
+    policy: POLICY,
+    id: "volume-claim-template",
+    level: Level::Deny,
+    summary: "UPDATE of a size or storage class the chart writes into a StatefulSet's volumeClaimTemplates, which the upgrade cannot change",
+    source: "`system/{harbor,nats,openbao,qdrant}` StatefulSets, `extra/seaweedfs/templates/seaweedfs.yaml` (246–310); kube-apiserver `ValidateStatefulSetUpdate`",
+};
+
 /// The catalogue.
 pub const RULES: Catalogue = Catalogue {
     policy: POLICY,
@@ -509,5 +518,6 @@ pub const RULES: Catalogue = Catalogue {
         HOST_INGRESS_PROXY_PROTOCOL,
         SEAWEEDFS_TOPOLOGY_CHANGE,
         VM_DISK_KEPT,
+        VOLUME_CLAIM_TEMPLATE,
     ],
 };

@@ -19,7 +19,9 @@ def main(data: str, workdir: str) -> None:
     renderers: dict[tuple[str, str], Renderer] = {}
     for line in sys.stdin:
         task = json.loads(line)
-        key = (task["apps"], task["variant"])
+        variant = VARIANTS[task["variant"]]
+        # A variant that only moves objects renders on the default platform.
+        key = (task["apps"], variant.name if variant.platform else "default")
         if key not in renderers:
             cluster = Cluster.boot(Release.at(base, key[0]), Path(workdir) / "-".join(key), variant=VARIANTS[key[1]])
             renderers[key] = Renderer(cluster)

@@ -259,8 +259,13 @@ class Renderer:
         if chart is None:
             return Outcome("unresolved", message=f"HelmRelease {ns}/{name}: chartRef {ref.get('kind')} {ref.get('name')!r} is no chart the platform serves").within(name)
         values: dict = {}
-        rendered_objects = list(manifests.objects(parent))
+        # What the parent rendered, what the releases above it applied (a
+        # Tenant's own cozystack-values, read by the releases of the
+        # releases it renders), what controllers wrote, what was there.
+        applied = [obj for _, obj in run.rendered.objects]
+        rendered_objects = list(manifests.objects(parent)) + applied
         rendered_objects += controllers.written(rendered_objects, namespace)
+        rendered_objects += run.existing
         for source in spec.get("valuesFrom") or []:
             found = self._values_source(source, ns, rendered_objects)
             if found is None:
@@ -286,7 +291,8 @@ class Renderer:
         if kind == "Secret" and name == "cozystack-values" and namespace in self.cluster.tenant_values:
             text = json.dumps(self.cluster.values_for(namespace))
         for obj in rendered if text is None else ():
-            if obj.get("kind") == kind and obj["metadata"].get("name") == name:
+            if obj.get("kind") == kind and obj["metadata"].get("name") == name \
+                    and obj["metadata"].get("namespace", namespace) in (namespace, ""):
                 text = (obj.get("stringData") or {}).get(key)
                 raw = (obj.get("data") or {}).get(key)
                 if text is None and raw is not None:

@@ -17,7 +17,9 @@
 //!
 //! The top-level `storageClass` of the other kinds is storageclass-immutable's.
 
-use shared::{Field, FieldError, FieldPath, Findings};
+use shared::{Field, FieldError, FieldPath, Findings, Value};
+
+use crate::values::truthy;
 
 /// One volume claim template as the chart renders it: where its size and
 /// class come from, and their values (`toString`, chart defaults applied).
@@ -28,12 +30,16 @@ struct Claim {
     class: Option<(FieldPath, String)>,
 }
 
-fn string_or(field: &Field<'_>, default: &str) -> Result<String, FieldError> {
-    Ok(field
-        .string()?
-        .filter(|s| !s.is_empty())
-        .unwrap_or(default)
-        .to_owned())
+/// `{{ .Values.x }}` as the chart writes it: absent, the chart default; a
+/// `null` deletes the key and its default (Helm's coalescing), so nothing;
+/// else the value's `toString`.
+fn rendered(field: &Field<'_>, default: &str) -> String {
+    match field.json() {
+        None if field.is_null() => String::new(),
+        None => default.to_owned(),
+        Some(Value::String(text)) => text.clone(),
+        Some(value) => crate::sprig::to_string(value).unwrap_or_else(|| value.to_string()),
+    }
 }
 
 fn enabled(field: &Field<'_>) -> Result<bool, FieldError> {
@@ -55,7 +61,7 @@ fn claims(kind: &str, spec: &Field<'_>) -> Result<Vec<Claim>, FieldError> {
     let single = |of: &str, field: Field<'_>, default: &str| -> Result<Vec<Claim>, FieldError> {
         Ok(vec![Claim {
             of: of.to_owned(),
-            size: (field.path(), string_or(&field, default)?),
+            size: (field.path(), rendered(&field, default)),
             class: None,
         }])
     };
@@ -92,9 +98,9 @@ fn seaweedfs(spec: &Field<'_>) -> Result<Vec<Claim>, FieldError> {
         .to_owned();
     let volume = spec.field("volume")?;
     let size = volume.field("size")?;
-    let base_size = (size.path(), string_or(&size, "10Gi")?);
+    let base_size = (size.path(), rendered(&size, "10Gi"));
     let class = volume.field("storageClass")?;
-    let base_class = (class.path(), string_or(&class, "")?);
+    let base_class = (class.path(), rendered(&class, ""));
     let mut out = Vec::new();
     let entry =
         |of: String, at: &Field<'_>, size: &(FieldPath, String), class: &(FieldPath, String)| {

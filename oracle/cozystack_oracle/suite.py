@@ -62,6 +62,10 @@ class Judged:
         }
 
 
+def _content(release: str, variant: str, obj: dict, old: dict | None) -> str:
+    return json.dumps([release, variant, obj, old], sort_keys=True)
+
+
 def _versioned(root: Path) -> list[str]:
     """The policies with a ``cozystackVersion`` setting (their README's
     settings table lists it): a cluster of an older release sets it."""
@@ -110,17 +114,21 @@ def run(
     print(f"oracle: {len(everything)} objects ({', '.join(versions)}, seed {seed})", file=sys.stderr)
 
     outcomes: dict[int, Outcome] = {}
-    known = {}
+    known: dict[str, Outcome] = {}
     if helm_from is not None:
-        # Helm's verdicts of an earlier run on the same samples: only the
-        # bundle is judged again (an older bundle, measured on them).
-        # An oracle error there is rendered again.
-        known = {item["id"]: Outcome.from_json(item["helm"]) for item in json.loads(helm_from.read_text())}
-        known = {k: v for k, v in known.items() if not v.oracle_error}
-    todo = [i for i, s in enumerate(everything) if s.id not in known]
-    for i, s in enumerate(everything):
-        if s.id in known:
-            outcomes[i] = known[s.id]
+        # Helm's verdicts of an earlier run: only the bundle is judged
+        # again (an older bundle, measured on the same samples). Matched by
+        # content, as sample ids number a kind's samples in order; an
+        # oracle error there is rendered again.
+        for item in json.loads(helm_from.read_text()):
+            outcome = Outcome.from_json(item["helm"])
+            if not outcome.oracle_error:
+                known[_content(item["release"], item.get("variant", "default"), item["object"], item.get("oldObject"))] = outcome
+    keys = [_content(s.release, s.variant, s.obj, s.old) for s in everything]
+    todo = [i for i, key in enumerate(keys) if key not in known]
+    for i, key in enumerate(keys):
+        if key in known:
+            outcomes[i] = known[key]
     pool = Pool(data, workdir, workers)
     for index, outcome in pool.outcomes(Task(everything[i].release, everything[i].obj, everything[i].variant,
                                               everything[i].created, everything[i].installed) for i in todo):

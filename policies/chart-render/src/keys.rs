@@ -14,7 +14,7 @@
 //! | SeaweedFS | `volume.zones.<z>` (MultiZone) | WorkloadMonitor `<release>-volume-<z>`, `…-<z>-<pool>` (`extra/seaweedfs/templates/seaweedfs.yaml`) |
 //! | Tenant | `host`, `schedulingClass` | label values of the tenant's Namespace (`apps/tenant/templates/namespace.yaml`) |
 //! | VirtualPrivateCloud | `subnets[i].name` | label value of the subnet's NetworkAttachmentDefinition and Subnet (`apps/vpc/templates/vpc.yaml`) |
-//! | Monitoring | `metricsStorages[i].name`, `logsStorages[i].name` | WorkloadMonitors `<name>-vmstorage`, `-vmselect`, `-vminsert`, `vmalert-<name>`, `<name>-vlstorage`, `-vlselect`, `-vlinsert`, each labelled `app.kubernetes.io/instance: <name>` (`extra/monitoring/templates/workloadmonitors.yaml`) |
+//! | Monitoring | `metricsStorages[i].name`, `logsStorages[i].name` | WorkloadMonitors `<name>-vmstorage`, `-vmselect`, `-vminsert`, `vmalert-<name>`, `<name>-vlstorage`, `-vlselect`, `-vlinsert` (`extra/monitoring/templates/workloadmonitors.yaml`) |
 
 use shared::catalogue::app_kind;
 use shared::validators::{check_label_value, is_dns1123_subdomain};
@@ -56,8 +56,9 @@ pub fn check(kind: &str, name: &str, spec: &Field<'_>, out: &mut Findings) {
 }
 
 /// `extra/monitoring/templates/workloadmonitors.yaml`: a WorkloadMonitor
-/// per component of each storage, named after its `name` and labelled
-/// with it.
+/// per component of each storage, named after its `name`. (The name is
+/// also a value of their `spec.selector`, which the WorkloadMonitor CRD
+/// does not validate as a label: a long one applies.)
 fn monitoring_storages(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
     for (list, components) in [
         ("metricsStorages", ["vmstorage", "vmselect", "vminsert"]),

@@ -310,9 +310,11 @@ browser-test: playground
 ## fails on a disagreement oracle/exceptions.yaml does not list, then rewrites
 ## chart-render's README table of template sites from the run, and the
 ## Artifact Hub package that mirrors that README.
-## ORACLE_PER_KIND samples per kind and release, each also as stored.
-## `oracle-smoke` is the test command's short run with the same seed.
-.PHONY: oracle oracle-smoke
+## ORACLE_PER_KIND samples per kind and release, each also as stored, a share
+## again on each platform variant, and a quarter of that as UPDATEs (PUT and
+## merge PATCH). `oracle-smoke` is the test command's short run with the same
+## seed: fewer variants and updates, no name probes.
+.PHONY: oracle oracle-smoke oracle-probes
 ORACLE_PER_KIND ?= 130
 ORACLE_SMOKE_PER_KIND ?= 12
 ORACLE_SEED ?= 1
@@ -323,8 +325,14 @@ oracle: dist
 	tools/oracle coverage --write
 	$(CLI) artifacthub
 
+## Values generated from the templates' conditions for the fail/required sites
+## the last `make oracle` did not reach (oracle/probes/sites.yaml, which the
+## suite then renders); run `make oracle` again after it.
+oracle-probes:
+	tools/oracle probes --write
+
 oracle-smoke: dist
 	tools/oracle test
 	tools/oracle coverage --check
 	tools/oracle suite --seed $(ORACLE_SEED) --per-kind $(ORACLE_SMOKE_PER_KIND) \
-	  --report target/oracle/smoke.json
+	  --variant-every 32 --updates-per-kind 1 --no-name-probes --report target/oracle/smoke.json

@@ -50,9 +50,10 @@ def _batches(samples: list[Sample]) -> list[list[Sample]]:
 
 
 def judge(cli: Path, root: Path, samples: list[Sample], settings: dict[str, dict]) -> dict[str, Verdict]:
-    """Sample id -> the bundle's verdict on it as a CREATE. ``settings``
-    overrides a policy's deployed settings (values-schema's
-    ``cozystackVersion`` for a v1.5.4 sample)."""
+    """Sample id -> the bundle's verdict on it: a CREATE, or an UPDATE
+    from its ``old`` object (``check --old``). ``settings`` overrides a
+    policy's deployed settings (values-schema's ``cozystackVersion`` for a
+    v1.5.4 sample)."""
     verdicts = {sample.id: Verdict() for sample in samples}
     with tempfile.TemporaryDirectory(prefix="oracle-bundle-") as tmp:
         work = Path(tmp)
@@ -63,15 +64,19 @@ def judge(cli: Path, root: Path, samples: list[Sample], settings: dict[str, dict
             overrides += ["--settings", f"{policy}={path}"]
         for n, batch in enumerate(_batches(samples)):
             folder = work / f"batch-{n}"
+            olds = work / f"batch-{n}-old"
             folder.mkdir()
+            olds.mkdir()
             names = {}
             for i, sample in enumerate(batch):
                 name = f"{i}.json"
                 (folder / name).write_text(json.dumps(sample.obj))
+                if sample.old is not None:
+                    (olds / name).write_text(json.dumps(sample.old))
                 names[str(folder / name)] = sample.id
             result = subprocess.run(
                 [str(cli), "--root", str(root), "check", "--format", "json", "--fail-on", "never",
-                 "--from-deploy", str(root / "deploy"), *overrides, str(folder)],
+                 "--from-deploy", str(root / "deploy"), *overrides, "--old", str(olds), str(folder)],
                 capture_output=True, text=True,
             )
             if result.returncode != 0:

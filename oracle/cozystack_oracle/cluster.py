@@ -14,6 +14,9 @@ rendering the platform's own charts of v1.6.2, as the platform renders them
 - the instance types and preferences a lookup finds, by
   ``system/kubevirt-instancetypes``, which every platform variant installs.
 
+The platform's own values are ``values-isp-full.yaml`` with a
+:class:`.variants.Variant`'s changes over them.
+
 A lookup of anything else finds nothing, as on a first install.
 """
 
@@ -31,6 +34,7 @@ from .chart import PreparedChart
 from .release import Release
 from .helm import install_values, reproducible
 from .values import merge_maps
+from .variants import DEFAULT, Variant
 
 #: The Flux source ``core/platform``'s ``repository.yaml`` looks up and
 #: copies; its spec is not read by any application.
@@ -67,38 +71,39 @@ class Cluster:
     _charts: dict[str, PreparedChart] = field(default_factory=dict)
 
     @classmethod
-    def boot(cls, platform: Release, workdir: Path, tenants: tuple[str, ...] = ("foo",)) -> "Cluster":
-        """The platform of ``platform`` (a release with its own charts),
-        with ``tenant-root`` and one sub-tenant per name in ``tenants``."""
+    def boot(
+        cls, platform: Release, workdir: Path, tenants: tuple[str, ...] = ("foo",), variant: Variant = DEFAULT
+    ) -> "Cluster":
+        """The platform of ``platform`` (a release with its own charts) as
+        ``variant`` configures it, with ``tenant-root`` and one sub-tenant
+        per name in ``tenants``."""
         if not platform.has_platform:
             raise ValueError(f"{platform.version} carries no platform charts to boot from")
         cluster = cls(release=platform, workdir=workdir)
         cluster.objects.append(_PLATFORM_SOURCE)
         cluster.objects.extend(cluster._instance_types())
-        root_cluster = cluster._cluster_values()
+        root_cluster = cluster._cluster_values(variant.platform)
         cluster.objects.append(_namespace("tenant-root"))
         cluster.tenant_values["tenant-root"] = cluster._basics(root_cluster)
         for tenant in tenants:
             cluster.add_tenant(tenant, "tenant-root", {})
         return cluster
 
-    def chart(self, chart: str, release: Release | None = None) -> PreparedChart:
-        """The prepared copy of ``chart`` (a folder under ``charts/``) of
-        ``release`` (by default the platform's)."""
-        release = release or self.release
-        key = f"{release.version}/{chart}"
-        if key not in self._charts:
-            self._charts[key] = PreparedChart.make(release.chart_dir(chart), self.workdir / key)
-        return self._charts[key]
+    def chart(self, chart: str) -> PreparedChart:
+        """The prepared copy of ``chart`` (a folder under ``charts/``)."""
+        if chart not in self._charts:
+            self._charts[chart] = PreparedChart.make(self.release.chart_dir(chart), self.workdir / chart)
+        return self._charts[chart]
 
-    def index(self, namespace: str) -> dict:
+    def index(self, namespace: str, existing: list[dict] = ()) -> dict:
         """The objects as the lookup template reads them: ``gets`` by
         ``apiVersion|kind|namespace|name``, ``lists`` by
         ``apiVersion|kind|namespace|`` (and ``…||`` for every namespace).
-        ``namespace`` is the release's, whose Namespace always exists."""
+        ``namespace`` is the release's, whose Namespace always exists;
+        ``existing`` what earlier installs left besides the platform."""
         gets: dict[str, dict] = {}
         lists: dict[str, list] = {}
-        objects = list(self.objects)
+        objects = list(self.objects) + list(existing)
         if not any(o["kind"] == "Namespace" and o["metadata"]["name"] == namespace for o in objects):
             objects.append(_namespace(namespace))
         for obj in objects:
@@ -112,19 +117,22 @@ class Cluster:
         return {"gets": gets, "lists": lists}
 
     def render(
-        self, chart: str, values: dict, name: str, namespace: str, release: Release | None = None
+        self, chart: str, values: dict, name: str, namespace: str, existing: list[dict] = (), upgrade: bool = False
     ) -> dict[str, str]:
-        """``chart`` of ``release`` (by default the platform's) rendered with
-        user ``values`` as release ``name`` in ``namespace``: coalesced as
-        Helm v4.1.1 does, then validated and rendered by the SDK. Raises the
-        SDK's errors."""
-        prepared = self.chart(chart, release)
+        """``chart`` rendered with user ``values`` as release ``name`` in
+        ``namespace``: coalesced as Helm v4.1.1 does, then validated and
+        rendered by the SDK, as an install or as an ``upgrade`` (revision 2)
+        of a release whose lookups also find ``existing``. Raises the SDK's
+        errors."""
+        prepared = self.chart(chart)
         tree = prepared.fresh_tree()
         coalesced = install_values(tree, values)
         if not reproducible(tree, coalesced):
             raise NotReproducible(f"{chart}: the SDK would change these values (a global block)")
-        loaded = prepared.load(self.index(namespace), tree)
+        loaded = prepared.load(self.index(namespace, existing), tree)
         try:
+            if upgrade:
+                return loaded.render(coalesced, name=name, namespace=namespace, revision=2, is_upgrade=True)
             return loaded.render(coalesced, name=name, namespace=namespace, is_install=True)
         finally:
             loaded.close()
@@ -156,10 +164,10 @@ class Cluster:
         rendered = self.render("system/kubevirt-instancetypes", {}, "kubevirt-instancetypes", "cozy-kubevirt")
         return [o for o in manifests.objects(rendered) if o.get("kind", "").startswith("VirtualMachineCluster")]
 
-    def _cluster_values(self) -> dict:
+    def _cluster_values(self, overrides: dict) -> dict:
         platform = self.release.charts / "core" / "platform"
-        variant = helm_python.values_from_yaml((platform / "values-isp-full.yaml").read_text())
-        rendered = self.render("core/platform", variant, "cozystack-platform", "cozy-system")
+        bundle = helm_python.values_from_yaml((platform / "values-isp-full.yaml").read_text())
+        rendered = self.render("core/platform", merge_maps(bundle, overrides), "cozystack-platform", "cozy-system")
         for obj in manifests.objects(rendered):
             if obj.get("kind") == "Secret" and obj["metadata"].get("name") == "cozystack-values":
                 return helm_python.values_from_yaml(obj["stringData"]["values.yaml"])["_cluster"]

@@ -17,7 +17,13 @@ seeded random generator, so a run is repeatable:
 - ``pair``: two mutations at once, for the checks that compare fields;
 - ``probe``: hand-written values that reach the templates' ``fail`` and
   ``required`` branches (``probes/<Kind>.yaml``), the ones no schema
-  mutation finds.
+  mutation finds;
+- ``site``: values generated from the templates' conditions for the sites
+  nothing else reached (``probes/sites.yaml``, :mod:`.probes`);
+- ``name``: at every free string (no enum, pattern or quantity) and every
+  map key, a value no Kubernetes name or label value can be and two
+  over-long ones (:data:`NAME_PROBES`): whichever of them a chart writes
+  into a name or a label, kube-apiserver refuses.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ import yaml
 
 from .release import Application, Release
 from .values import default_like_cozystack_api
+from .variants import DEFAULT, VARIANTS
 
 API_VERSION = "apps.cozystack.io/v1alpha1"
 
@@ -54,8 +61,14 @@ _DEFAULT_BASE = ("app", "tenant-foo", {})
 #: Map keys a user writes for named entries (users, databases, node
 #: groups): valid, and the ones that make invalid object names.
 MAP_KEYS = ("alice", "md1", "App.User", "db_main", "a" * 70, "x.y", "")
+#: The probes :mod:`.probes` generated from the templates' conditions.
+SITE_PROBES = Path(__file__).resolve().parents[1] / "probes" / "sites.yaml"
 #: Values tried at a string without enum or pattern.
 STRINGS = ("", "x", "UPPER case", "a" * 300)
+#: Tried at every free string and as a key of every map: not a name or a
+#: label value, longer than a label value or a DNS label (63), longer than
+#: a DNS subdomain (253).
+NAME_PROBES = ("UPPER case", "a" * 64, "a" * 254)
 #: Values tried at a Kubernetes quantity.
 QUANTITIES = ("0", "1", "100m", "1Gi", "1.5Gi", "-1Gi", "10GB", "1e3", "abc", 0, 1, 3, -2, 1.5)
 #: Numbers tried at an integer.
@@ -76,9 +89,23 @@ class Sample:
     #: What was changed, for a reader: ``spec.size = null``.
     note: str
     obj: dict
+    #: The platform variant Helm renders it on (:mod:`.variants`).
+    variant: str = "default"
+    #: An UPDATE: the object as it was created (what Helm installed
+    #: first) and as cozystack-api returns it (the request's ``oldObject``).
+    created: dict | None = None
+    old: dict | None = None
+    #: Other applications installed first, in the same cluster (a
+    #: KubernetesNodes pool's parent Kubernetes).
+    installed: tuple = ()
+
+    @property
+    def operation(self) -> str:
+        return "UPDATE" if self.old is not None else "CREATE"
 
     def to_json(self) -> dict:
-        return {"id": self.id, "release": self.release, "kind": self.kind, "origin": self.origin, "note": self.note, "object": self.obj}
+        return {"id": self.id, "release": self.release, "kind": self.kind, "origin": self.origin, "note": self.note,
+                "variant": self.variant, "operation": self.operation, "object": self.obj, "oldObject": self.old}
 
 
 def _object(app: Application, spec: dict, name: str | None = None, namespace: str | None = None) -> dict:
@@ -254,13 +281,31 @@ def _case_objects(policies: Path) -> Iterator[tuple[str, dict]]:
                 yield f"{path.parent.parent.parent.name}/{path.stem}:{key}", obj
 
 
-def samples(release: Release, policies: Path, seed: int, per_kind: int, chart_defaults: dict[str, dict]) -> list[Sample]:
-    """The samples of every kind of ``release``: all defaults, cases, nulls
-    and probes, then mutations and pairs drawn with ``seed`` until each
-    kind has ``per_kind`` (or runs out of distinct ones)."""
+def name_probes(path: tuple, schema: dict) -> Iterator[tuple[str, Any]]:
+    """``(note, value)`` of :data:`NAME_PROBES` at ``path``: as the value of
+    a free string, as a key of a map."""
+    types = _types(schema)
+    free = "string" in types and not schema.get("enum") and "pattern" not in schema \
+        and not schema.get("x-kubernetes-int-or-string") and not schema.get("format")
+    for value in NAME_PROBES if free else ():
+        yield f"= {json.dumps(value)[:20]} (len {len(value)}) as a name", value
+    extra = schema.get("additionalProperties")
+    if isinstance(extra, dict):
+        for key in NAME_PROBES:
+            yield f"entry {json.dumps(key)[:20]} (len {len(key)}) as a name", {key: _example(extra)}
+
+
+def samples(
+    release: Release, policies: Path, seed: int, per_kind: int, chart_defaults: dict[str, dict], names: bool = True
+) -> list[Sample]:
+    """The samples of every kind of ``release``: all defaults, cases, nulls,
+    probes and (with ``names``) name probes, then mutations and pairs drawn
+    with ``seed`` until each kind has ``per_kind`` (or runs out of distinct
+    ones)."""
     rng = random.Random(f"{seed}/{release.version}")
     out: list[Sample] = []
     cases = list(_case_objects(policies))
+    site_probes = (yaml.safe_load(SITE_PROBES.read_text()) if SITE_PROBES.is_file() else None) or []
     probes_dir = Path(__file__).resolve().parents[1] / "probes"
     for kind in sorted(release.applications):
         app = release.applications[kind]
@@ -281,7 +326,20 @@ def samples(release: Release, policies: Path, seed: int, per_kind: int, chart_de
                     continue
                 meta = probe.get("metadata") or {}
                 spec = {**base, **(probe.get("spec") or {})}
-                found.append(("probe", probe["note"], _object(app, spec, meta.get("name"), meta.get("namespace"))))
+                obj = _object(app, spec, meta.get("name"), meta.get("namespace"))
+                if probe.get("installed"):
+                    # Carried with the object to the worker, which installs them first.
+                    obj = {**obj, "installed": probe["installed"]}
+                found.append(("probe", probe["note"], obj))
+        for entry in site_probes:
+            if entry["release"] == release.version and entry["kind"] == kind:
+                meta = entry.get("metadata") or {}
+                found.append(("site", f"{entry['where']}: {entry['note']}",
+                              _object(app, entry["spec"], meta.get("name"), meta.get("namespace"))))
+        if names:
+            for path, sub in schema_paths(app.schema):
+                for note, value in name_probes(path, sub):
+                    found.append(("name", f"{render_path(path)} {note}", _object(app, _set(base, path, value))))
         singles = [
             (f"{render_path(path)} {note}", path, value)
             for path, sub in schema_paths(app.schema)
@@ -302,7 +360,77 @@ def samples(release: Release, policies: Path, seed: int, per_kind: int, chart_de
             if key in seen:
                 continue
             seen.add(key)
-            out.append(Sample(f"{release.version}/{kind}/{origin}/{n}", release.version, kind, origin, note, obj))
+            installed = tuple(obj.pop("installed", ()))
+            out.append(Sample(f"{release.version}/{kind}/{origin}/{n}", release.version, kind, origin, note, obj,
+                              installed=installed))
+    return out
+
+
+def on_variants(found: list[Sample], every: int) -> list[Sample]:
+    """Every ``every``-th sample of each kind again on each platform
+    variant that applies to its kind (the Ingress ones moved where the
+    variant puts them)."""
+    out: list[Sample] = []
+    for variant in VARIANTS.values():
+        if variant is DEFAULT:
+            continue
+        seen: dict[str, int] = {}
+        for sample in found:
+            if not variant.applies_to(sample.kind):
+                continue
+            n = seen.get(sample.kind, 0)
+            seen[sample.kind] = n + 1
+            step = 1 if variant.moves else every
+            if n % step:
+                continue
+            out.append(Sample(f"{sample.id}@{variant.name}", sample.release, sample.kind, sample.origin,
+                              f"{sample.note} (on {variant.name}: {variant.about})", variant.place(sample.obj),
+                              variant.name, installed=sample.installed))
+    return out
+
+
+def merge_patch(target: Any, patch: Any) -> Any:
+    """RFC 7386 JSON merge patch, as kube-apiserver applies ``kubectl
+    patch --type merge``: maps merge, ``null`` deletes, anything else
+    replaces."""
+    if not isinstance(patch, dict):
+        return copy.deepcopy(patch)
+    out = copy.deepcopy(target) if isinstance(target, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            out.pop(key, None)
+        else:
+            out[key] = merge_patch(out.get(key), value)
+    return out
+
+
+def updates(found: list[Sample], release: Release, per_kind: int, seed: int) -> list[Sample]:
+    """UPDATEs of every kind: its base object created, read back as
+    cozystack-api returns it (defaulted), then changed to each of up to
+    ``per_kind`` single changes drawn from ``found`` (mutations, nulls and
+    probes under the base's name), once as a PUT of the changed body and
+    once as a merge PATCH of the stored object with the change's spec."""
+    rng = random.Random(f"{seed}/{release.version}/updates")
+    out: list[Sample] = []
+    by_kind: dict[str, list[Sample]] = {}
+    for sample in found:
+        if sample.variant == DEFAULT.name and sample.old is None:
+            by_kind.setdefault(sample.kind, []).append(sample)
+    for kind, group in sorted(by_kind.items()):
+        base = next((s for s in group if s.origin == "defaults" and s.note == "base"), None)
+        if base is None:
+            continue
+        meta = base.obj["metadata"]
+        changes = [s for s in group if s.origin in ("mutation", "null", "probe", "pair")
+                   and s.obj.get("metadata") == meta and isinstance(s.obj.get("spec"), dict)]
+        rng.shuffle(changes)
+        old = stored(base, release).obj
+        for change in changes[:per_kind]:
+            out.append(Sample(f"{change.id}/put", release.version, kind, change.origin,
+                              f"UPDATE by PUT: {change.note}", change.obj, created=base.obj, old=old))
+            patched = merge_patch(old, {"spec": change.obj["spec"]})
+            out.append(Sample(f"{change.id}/patch", release.version, kind, change.origin,
+                              f"UPDATE by merge PATCH: {change.note}", patched, created=base.obj, old=old))
     return out
 
 
@@ -312,4 +440,5 @@ def stored(sample: Sample, release: Release) -> Sample:
     app = release.applications[sample.kind]
     obj = copy.deepcopy(sample.obj)
     obj["spec"] = default_like_cozystack_api(obj.get("spec"), app.schema)
-    return Sample(sample.id + "/stored", sample.release, sample.kind, sample.origin, sample.note + " (stored, defaulted)", obj)
+    return Sample(sample.id + "/stored", sample.release, sample.kind, sample.origin, sample.note + " (stored, defaulted)", obj,
+                  sample.variant, installed=sample.installed)

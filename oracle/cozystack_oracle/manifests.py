@@ -10,6 +10,7 @@ fails the HelmRelease although the render succeeded.
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 from collections.abc import Iterator
@@ -139,3 +140,99 @@ def apply_problems(manifest: Manifest, obj: dict) -> Iterator[Refusal]:
             problem = _label_problem(key, value)
             if problem:
                 yield Refusal(manifest.template, f"{kind} {metadata.get('name')!r}: {problem}")
+
+
+#: Kinds the API server keeps outside namespaces, among those the charts
+#: render (a lookup of one names no namespace).
+CLUSTER_SCOPED = frozenset({
+    "APIService", "ClusterIssuer", "ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition",
+    "IngressClass", "MutatingWebhookConfiguration", "Namespace", "PersistentVolume", "PriorityClass",
+    "StorageClass", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
+    "ValidatingWebhookConfiguration", "VirtualMachineClusterInstancetype", "VirtualMachineClusterPreference",
+    "VolumeSnapshotClass", "ClusterSecret", "ClusterPolicy", "Tenant", "BucketClass", "BucketAccessClass",
+})
+
+#: Helm's hook annotation: a hook is created anew on each install or
+#: upgrade (its default delete policy removes the old one first), never
+#: updated in place.
+HOOK = "helm.sh/hook"
+
+
+def applied(obj: dict, release: str, namespace: str) -> dict:
+    """``obj`` as the cluster holds it once Helm applied it for
+    ``release`` in ``namespace``: in that namespace unless it names one or
+    is cluster-scoped, with Helm's ownership annotations, and a Secret's
+    ``stringData`` stored as ``data`` (what a ``lookup`` reads back)."""
+    out = json.loads(json.dumps(obj, default=str))
+    if out.get("kind") == "Secret" and isinstance(out.get("stringData"), dict):
+        data = out.get("data") if isinstance(out.get("data"), dict) else {}
+        for key, value in out.pop("stringData").items():
+            text = value if isinstance(value, str) else json.dumps(value)
+            data[key] = base64.b64encode(text.encode()).decode()
+        out["data"] = data
+    meta = out.setdefault("metadata", {})
+    if out.get("kind") not in CLUSTER_SCOPED:
+        meta.setdefault("namespace", namespace)
+        if not meta.get("namespace"):
+            meta["namespace"] = namespace
+    annotations = meta.get("annotations") if isinstance(meta.get("annotations"), dict) else {}
+    meta["annotations"] = {**annotations, "meta.helm.sh/release-name": release, "meta.helm.sh/release-namespace": namespace}
+    return out
+
+
+def _identity(obj: dict) -> tuple[str, str, str, str]:
+    group = str(obj.get("apiVersion", "")).rpartition("/")[0]
+    meta = obj.get("metadata") or {}
+    return group, str(obj.get("kind")), str(meta.get("namespace", "")), str(meta.get("name"))
+
+
+def _without(spec: dict, keys: tuple[str, ...]) -> dict:
+    return {k: v for k, v in (spec or {}).items() if k not in keys}
+
+
+#: What kube-apiserver lets an update change (``k8s.io/kubernetes/pkg/apis/
+#: <group>/validation``, ``ValidateXUpdate``); any other change of these
+#: fields is refused, and the Helm upgrade with it.
+_STATEFULSET_MUTABLE = ("replicas", "ordinals", "template", "updateStrategy",
+                        "persistentVolumeClaimRetentionPolicy", "minReadySeconds")
+
+
+def _update_problem(kind: str, old: dict, new: dict) -> str | None:
+    before, after = old.get("spec") or {}, new.get("spec") or {}
+    if kind == "StatefulSet" and _without(before, _STATEFULSET_MUTABLE) != _without(after, _STATEFULSET_MUTABLE):
+        changed = sorted(k for k in set(before) | set(after)
+                         if k not in _STATEFULSET_MUTABLE and before.get(k) != after.get(k))
+        return ("spec: Forbidden: updates to statefulset spec for fields other than 'replicas', 'ordinals', "
+                "'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are "
+                f"forbidden (changed: {', '.join(changed)})")
+    if kind in ("Deployment", "DaemonSet", "ReplicaSet", "Job") and before.get("selector") != after.get("selector") \
+            and before.get("selector") is not None:
+        return "spec.selector: Invalid value: field is immutable"
+    if kind == "PersistentVolumeClaim":
+        for key in ("storageClassName", "accessModes", "volumeMode", "volumeName", "selector", "dataSource"):
+            if key in before and before.get(key) != after.get(key):
+                return f"spec: Forbidden: spec is immutable after creation except resources.requests (changed: {key})"
+    if kind == "Service" and before.get("clusterIP") and before.get("clusterIP") != after.get("clusterIP"):
+        return "spec.clusterIP: Invalid value: field is immutable"
+    if kind in ("Secret", "ConfigMap") and old.get("immutable") is True and (
+            old.get("data") != new.get("data") or old.get("stringData") != new.get("stringData")):
+        return "data: Forbidden: field is immutable when `immutable` is set"
+    return None
+
+
+def update_problems(old: list[tuple[str, dict]], new: list[tuple[str, dict]]) -> Iterator[Refusal]:
+    """What kube-apiserver refuses when an upgrade applies ``new`` over
+    ``old`` (each ``(template, object)``): an object both render whose
+    change touches a field the API keeps immutable. Hooks are recreated,
+    not updated."""
+    before = {_identity(obj): obj for _, obj in old if HOOK not in (obj.get("metadata") or {}).get("annotations", {})}
+    for template, obj in new:
+        if HOOK in (obj.get("metadata") or {}).get("annotations", {}):
+            continue
+        previous = before.get(_identity(obj))
+        if previous is None:
+            continue
+        problem = _update_problem(str(obj.get("kind")), previous, obj)
+        if problem:
+            meta = obj.get("metadata") or {}
+            yield Refusal(template, f"{obj.get('kind')} {meta.get('namespace')}/{meta.get('name')}: {problem}")

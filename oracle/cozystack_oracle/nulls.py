@@ -50,7 +50,9 @@ def table(data: Path, version: str, workdir: Path, workers: int) -> dict[str, li
             jobs.append((kind, path))
             tasks.append(Task(version, _object(app, _set(base, path, None))))
     found: dict[str, list[dict]] = {}
-    for index, outcome in Pool(data, "v1.6.2", workdir, workers).outcomes(tasks):
+    for index, outcome in Pool(data, workdir, workers).outcomes(tasks):
+        if outcome.oracle_error:
+            raise RuntimeError(f"{jobs[index][0]} {render_path(jobs[index][1])}: the oracle could not render: {outcome.message}")
         if outcome.ok or outcome.stage == "schema":
             continue
         kind, path = jobs[index]

@@ -32,10 +32,16 @@ TIMEOUT = 60.0
 
 @dataclass(frozen=True)
 class Task:
-    """One object to render with the charts of ``apps`` (a release)."""
+    """One object to render with the charts of ``apps`` (a release), on
+    that release's platform as ``variant`` (:mod:`.variants`) sets it."""
 
     apps: str
     obj: dict
+    variant: str = "default"
+    #: An UPDATE: the object installed first (as it was created).
+    created: dict | None = None
+    #: Other applications installed before it.
+    installed: tuple = ()
 
 
 def _limit() -> None:
@@ -43,9 +49,9 @@ def _limit() -> None:
 
 
 class _Worker:
-    def __init__(self, data: Path, platform: str, workdir: Path) -> None:
+    def __init__(self, data: Path, workdir: Path) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "cozystack_oracle.worker", str(data), platform, str(workdir)],
+            [sys.executable, "-m", "cozystack_oracle.worker", str(data), str(workdir)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -56,7 +62,9 @@ class _Worker:
 
     def send(self, task: Task) -> None:
         assert self.process.stdin is not None
-        self.process.stdin.write(json.dumps({"apps": task.apps, "object": task.obj}) + "\n")
+        line = {"apps": task.apps, "variant": task.variant, "object": task.obj, "created": task.created,
+                "installed": list(task.installed)}
+        self.process.stdin.write(json.dumps(line) + "\n")
         self.process.stdin.flush()
 
     def stop(self) -> None:
@@ -66,21 +74,32 @@ class _Worker:
 
 
 class Pool:
-    """``workers`` render processes over the platform ``platform`` of the
-    release data in ``data``."""
+    """``workers`` render processes over the release data in ``data``, each
+    rendering a release's applications on that release's platform."""
 
-    def __init__(self, data: Path, platform: str, workdir: Path, workers: int = 0) -> None:
-        self.data, self.platform, self.workdir = data, platform, workdir
+    def __init__(self, data: Path, workdir: Path, workers: int = 0, keep: bool = False) -> None:
+        self.data, self.workdir = data, workdir
         self.size = workers or max(1, min(4, os.cpu_count() or 1))
+        #: Keep the workers (and the platforms they booted) between calls
+        #: of :meth:`outcomes` until :meth:`close`.
+        self.keep = keep
+        self._workers: list[_Worker] = []
 
     def _spawn(self, slot: int) -> _Worker:
-        return _Worker(self.data, self.platform, self.workdir / f"worker-{slot}")
+        return _Worker(self.data, self.workdir / f"worker-{slot}")
+
+    def close(self) -> None:
+        for worker in self._workers:
+            worker.stop()
+        self._workers = []
 
     def outcomes(self, tasks: Iterable[Task]) -> Iterator[tuple[int, Outcome]]:
         """``(index, outcome)`` for each task, in the order they finish."""
         pending = list(enumerate(tasks))
         pending.reverse()
-        workers = [self._spawn(slot) for slot in range(self.size)]
+        if not self._workers:
+            self._workers = [self._spawn(slot) for slot in range(self.size)]
+        workers = self._workers
         busy: dict[int, tuple[int, float]] = {}
         selector = selectors.DefaultSelector()
         try:
@@ -119,6 +138,6 @@ class Pool:
                         )
                     yield index, outcome
         finally:
-            for worker in workers:
-                worker.stop()
             selector.close()
+            if not self.keep or busy:
+                self.close()

@@ -9,7 +9,10 @@ the first step that refuses it.
 3. Helm v4.1.1's coalescing, the chart's schema and its templates;
 4. every rendered document parsed, every object's name and labels as
    kube-apiserver validates them when Flux applies them;
-5. every HelmRelease the chart renders, through 3–5 in turn.
+5. every HelmRelease the chart renders, through 3–5 in turn;
+6. on UPDATE, the stored object installed first, the new one rendered as
+   an upgrade whose lookups read what the install left, and every object
+   both render compared as kube-apiserver compares an update.
 
 The answer is an :class:`Outcome`: the first refusal, or that it renders.
 """
@@ -19,12 +22,12 @@ from __future__ import annotations
 import base64
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import helm_python
 
-from . import manifests
+from . import controllers, manifests
 from .cluster import Cluster, NotReproducible
 from .helm import CoalesceError
 from .release import Release
@@ -42,7 +45,9 @@ class Outcome:
     """What the platform does with one object."""
 
     #: ``rendered``, or the step that refused it: ``cozystack-api``,
-    #: ``values-from``, ``schema``, ``template``, ``manifest``, ``apply``.
+    #: ``values-from``, ``schema``, ``template``, ``manifest``, ``apply``,
+    #: ``update`` (kube-apiserver refuses to change an object the release
+    #: had), ``resources``; or the oracle's own error (:data:`ORACLE_ERRORS`).
     stage: str
     #: Where: ``chart/templates/file.yaml:line`` for a template, the
     #: template of a refused manifest, empty otherwise.
@@ -56,6 +61,13 @@ class Outcome:
     def ok(self) -> bool:
         return self.stage == "rendered"
 
+    @property
+    def oracle_error(self) -> bool:
+        """The oracle could not follow the platform here (a nested release
+        it cannot resolve, values the SDK would not render as given): no
+        verdict, and a failure of the run."""
+        return self.stage in ORACLE_ERRORS
+
     def within(self, release: str) -> "Outcome":
         return Outcome(self.stage, self.location, self.message, (release, *self.nested))
 
@@ -68,6 +80,8 @@ class Outcome:
 
 
 RENDERED = Outcome("rendered")
+#: Stages that are the oracle's failures, not the platform's.
+ORACLE_ERRORS = frozenset({"unresolved", "not-reproducible"})
 
 
 def _string_map(value: Any) -> bool:
@@ -78,9 +92,9 @@ def api_checks(kind: str, meta: dict, prefix: str, spec: Any) -> Outcome | None:
     """What cozystack-api refuses before any webhook runs: the request body
     must decode into an Application (``metav1.ObjectMeta``: labels and
     annotations are maps of strings), then ``Create``'s own checks."""
-    for field in ("labels", "annotations"):
-        if not _string_map(meta.get(field)):
-            return Outcome("cozystack-api", message=f"metadata.{field}: must be a map of strings")
+    for member in ("labels", "annotations"):
+        if not _string_map(meta.get(member)):
+            return Outcome("cozystack-api", message=f"metadata.{member}: must be a map of strings")
     name, namespace = meta.get("name", ""), meta.get("namespace", "")
     if not isinstance(name, str) or not isinstance(namespace, str):
         return Outcome("cozystack-api", message="metadata.name and metadata.namespace must be strings")
@@ -115,15 +129,72 @@ def _helm_failure(error: helm_python.HelmError) -> Outcome:
 
 
 @dataclass
+class Installed:
+    """What an install left in the cluster: every object the application's
+    release and its nested releases applied (each with its template, its
+    namespace and Helm's ownership annotations), and what controllers
+    wrote for them."""
+
+    objects: list[tuple[str, dict]] = field(default_factory=list)
+
+    def cluster_objects(self) -> list[dict]:
+        found = [obj for _, obj in self.objects]
+        return found + list(controllers.after_apply(found))
+
+
+@dataclass
+class _Run:
+    """One install or upgrade of an application, through its nested
+    releases: the objects a ``lookup`` finds besides the platform's, and
+    what this run renders into this cluster (not what a release with a
+    ``kubeConfig`` installs into a tenant's own Kubernetes)."""
+
+    upgrade: bool = False
+    existing: list[dict] = field(default_factory=list)
+    rendered: Installed = field(default_factory=Installed)
+    remote: bool = False
+
+
+@dataclass
 class Renderer:
-    """Renders application objects of ``apps`` (a release's charts) on
-    ``cluster`` (a platform, with its tenants)."""
+    """Renders application objects on ``cluster``: a platform of one
+    release, with its tenants, whose own charts render them."""
 
     cluster: Cluster
-    apps: Release
 
-    def application(self, obj: dict) -> Outcome:
-        """The outcome of a CREATE of ``obj`` as sent."""
+    @property
+    def apps(self) -> Release:
+        return self.cluster.release
+
+    def application(self, obj: dict, installed: Installed | None = None) -> Outcome:
+        """The outcome of a CREATE of ``obj`` as sent, in a cluster that
+        also holds what ``installed`` left (other applications)."""
+        return self.install(obj, installed)[0]
+
+    def install(self, obj: dict, installed: Installed | None = None) -> tuple[Outcome, Installed]:
+        """A CREATE of ``obj``, and what it left in the cluster."""
+        run = _Run(existing=installed.cluster_objects() if installed else [])
+        return self._application(obj, run), run.rendered
+
+    def update(self, old: dict, new: dict, installed: Installed | None = None) -> Outcome:
+        """An UPDATE from the stored ``old`` to ``new``: ``old`` installed,
+        then ``new`` rendered as a Helm upgrade whose lookups read what the
+        install left, then every object both render compared as
+        kube-apiserver compares an update (:func:`.manifests.update_problems`).
+        ``old`` that does not install is no base: ``Outcome('unresolved')``."""
+        before, state = self.install(old, installed)
+        if not before.ok:
+            return Outcome("unresolved", message=f"the stored object does not install ({before.stage}: {before.message[:200]})")
+        existing = state.cluster_objects() + (installed.cluster_objects() if installed else [])
+        run = _Run(upgrade=True, existing=existing)
+        outcome = self._application(new, run)
+        if not outcome.ok:
+            return outcome
+        for refusal in manifests.update_problems(state.objects, run.rendered.objects):
+            return Outcome("update", refusal.template, refusal.message)
+        return RENDERED
+
+    def _application(self, obj: dict, run: _Run) -> Outcome:
         kind = obj.get("kind", "")
         meta = obj.get("metadata") or {}
         name, namespace = meta.get("name", ""), meta.get("namespace", "")
@@ -139,11 +210,11 @@ class Renderer:
         except KeyError:
             return Outcome("values-from", message=f"Secret {namespace}/cozystack-values not found: {namespace} is not a tenant namespace")
         values = merge_maps(base, spec)
-        return self._release(app.chart, values, app.prefix + name, namespace, self.apps, 0)
+        return self._release(app.chart, values, app.prefix + name, namespace, 0, run)
 
-    def _release(self, chart: str, values: dict, release: str, namespace: str, source: Release, depth: int) -> Outcome:
+    def _release(self, chart: str, values: dict, release: str, namespace: str, depth: int, run: _Run) -> Outcome:
         try:
-            rendered = self.cluster.render(chart, values, release, namespace, source)
+            rendered = self.cluster.render(chart, values, release, namespace, run.existing, run.upgrade)
         except helm_python.HelmError as error:
             return _helm_failure(error)
         except CoalesceError as error:
@@ -160,42 +231,54 @@ class Renderer:
                 continue
             for refusal in manifests.apply_problems(manifest, obj):
                 return Outcome("apply", refusal.template, refusal.message)
+            if not run.remote and obj.get("kind") != "CustomResourceDefinition":
+                # CRDs are the platform's to install and no lookup reads them.
+                run.rendered.objects.append((manifest.template, manifests.applied(obj, release, namespace)))
             if obj.get("kind") == "HelmRelease" and str(obj.get("apiVersion", "")).startswith("helm.toolkit.fluxcd.io/"):
                 nested.append(obj)
-        if depth >= _NESTING or source.version != self.cluster.release.version:
+        if depth >= _NESTING:
             return RENDERED
         for hr in nested:
-            outcome = self._nested(hr, rendered, namespace, depth)
+            outcome = self._nested(hr, rendered, namespace, depth, run)
             if not outcome.ok:
                 return outcome
         return RENDERED
 
-    def _nested(self, hr: dict, parent: dict[str, str], namespace: str, depth: int) -> Outcome:
+    def _nested(self, hr: dict, parent: dict[str, str], namespace: str, depth: int, run: _Run) -> Outcome:
         """A HelmRelease a chart rendered, as helm-controller installs it.
         Its chart must be an ExternalArtifact the platform serves; its
-        ``valuesFrom`` come from the tenant's ``cozystack-values`` or from
-        what the parent rendered. A source found nowhere (a Secret another
-        controller writes later) leaves the release unjudged."""
+        ``valuesFrom`` come from the tenant's ``cozystack-values``, from
+        what the parent rendered, or from what a controller writes
+        (:mod:`.controllers`). A chart or source found nowhere is the
+        oracle's error (``unresolved``), never a render."""
         spec = hr.get("spec") or {}
         name = hr["metadata"]["name"]
         ns = hr["metadata"].get("namespace") or namespace
         ref = spec.get("chartRef") or {}
         chart = self.cluster.release.artifacts.get(ref.get("name", "")) if ref.get("kind") == "ExternalArtifact" else None
         if chart is None:
-            return RENDERED
+            return Outcome("unresolved", message=f"HelmRelease {ns}/{name}: chartRef {ref.get('kind')} {ref.get('name')!r} is no chart the platform serves").within(name)
         values: dict = {}
-        rendered_objects = list(manifests.objects(parent))
+        # What the parent rendered, what the releases above it applied (a
+        # Tenant's own cozystack-values, read by the releases of the
+        # releases it renders), what controllers wrote, what was there.
+        applied = [obj for _, obj in run.rendered.objects]
+        rendered_objects = list(manifests.objects(parent)) + applied
+        rendered_objects += controllers.written(rendered_objects, namespace)
+        rendered_objects += run.existing
         for source in spec.get("valuesFrom") or []:
             found = self._values_source(source, ns, rendered_objects)
             if found is None:
                 if source.get("optional"):
                     continue
-                return RENDERED
+                return Outcome("unresolved", message=f"HelmRelease {ns}/{name}: valuesFrom {source.get('kind')} {source.get('name')!r} is neither rendered nor modelled").within(name)
             values = merge_maps(values, found)
         values = merge_maps(values, spec.get("values") or {})
         target = spec.get("targetNamespace") or ns
         release = spec.get("releaseName") or (f"{spec['targetNamespace']}-{name}" if spec.get("targetNamespace") else name)
-        outcome = self._release(chart, values, release, target, self.cluster.release, depth + 1)
+        remote = run.remote or bool(spec.get("kubeConfig"))
+        inner = _Run(run.upgrade, run.existing, run.rendered, remote)
+        outcome = self._release(chart, values, release, target, depth + 1, inner)
         return outcome if outcome.ok else outcome.within(name)
 
     def _values_source(self, source: dict, namespace: str, rendered: list[dict]) -> dict | None:
@@ -208,7 +291,8 @@ class Renderer:
         if kind == "Secret" and name == "cozystack-values" and namespace in self.cluster.tenant_values:
             text = json.dumps(self.cluster.values_for(namespace))
         for obj in rendered if text is None else ():
-            if obj.get("kind") == kind and obj["metadata"].get("name") == name:
+            if obj.get("kind") == kind and obj["metadata"].get("name") == name \
+                    and obj["metadata"].get("namespace", namespace) in (namespace, ""):
                 text = (obj.get("stringData") or {}).get(key)
                 raw = (obj.get("data") or {}).get(key)
                 if text is None and raw is not None:

@@ -13,74 +13,28 @@ bundle caught.
 from __future__ import annotations
 
 import json
-import re
 import sys
 import time
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import helm_python
-import yaml
 
 from .bundle import Verdict, judge
-from .generate import Sample, samples, stored
+from .exceptions import load as load_exceptions
+from .generate import Sample, on_variants, samples, stored, updates
 from .pool import Pool, Task
 from .release import Release
 from .render import Outcome
 
 
-@dataclass(frozen=True)
-class Exception_:
-    """One reviewed disagreement (``exceptions.yaml``)."""
-
-    side: str  # "missed" or "denied"
-    reason: str
-    kinds: frozenset[str]
-    #: missed: the Helm location (``file:line``), stage or message pattern.
-    where: str = ""
-    message: str = ""
-    #: missed: the rule the bundle must warn with instead.
-    warns: str = ""
-    #: denied: the bundle rule that denies.
-    rule: str = ""
-    releases: frozenset[str] = frozenset()
-
-    def matches(self, sample: Sample, outcome: Outcome, verdict: Verdict) -> bool:
-        if self.kinds and sample.kind not in self.kinds:
-            return False
-        if self.releases and sample.release not in self.releases:
-            return False
-        if self.side == "missed":
-            if self.where and self.where not in (outcome.location, f"stage:{outcome.stage}"):
-                return False
-            if self.message and not re.search(self.message, outcome.message):
-                return False
-            return not self.warns or self.warns in verdict.rules("warning")
-        return self.rule in verdict.rules()
-
-
-def load_exceptions(path: Path) -> list[Exception_]:
-    data = yaml.safe_load(path.read_text()) if path.is_file() else {}
-    out = []
-    for side in ("missed", "denied"):
-        for entry in (data or {}).get(side) or []:
-            if not entry.get("reason"):
-                raise ValueError(f"{path}: an exception without a reason: {entry}")
-            kinds = entry.get("kinds") or ([entry["kind"]] if entry.get("kind") else [])
-            out.append(
-                Exception_(
-                    side=side,
-                    reason=entry["reason"],
-                    kinds=frozenset(kinds),
-                    where=entry.get("where", ""),
-                    message=entry.get("message", ""),
-                    warns=entry.get("warns", ""),
-                    rule=entry.get("rule", ""),
-                    releases=frozenset(entry.get("releases") or []),
-                )
-            )
-    return out
+#: A kind's UPDATEs: one change in this many of its samples, each as a
+#: PUT and as a merge PATCH.
+UPDATE_SHARE = 4
+#: Every how many samples of a kind are rendered again on each platform
+#: variant (all of a kind a variant moves, the host ingress's Ingress).
+VARIANT_EVERY = 4
 
 
 @dataclass
@@ -88,11 +42,13 @@ class Judged:
     sample: Sample
     outcome: Outcome
     verdict: Verdict
-    #: The reviewed exception that accepts a disagreement.
-    excused: Exception_ | None = None
+    #: The reasons of the reviewed exceptions that accept a disagreement.
+    excused: list[str] = field(default_factory=list)
 
     @property
     def category(self) -> str:
+        if self.outcome.oracle_error:
+            return "oracle error"
         helm_fails, denied = not self.outcome.ok, self.verdict.denied
         return {(True, True): "both deny", (True, False): "missed", (False, True): "false denial", (False, False): "both allow"}[(helm_fails, denied)]
 
@@ -102,8 +58,12 @@ class Judged:
             "helm": self.outcome.to_json(),
             "bundle": {"violations": self.verdict.violations, "warnings": self.verdict.warnings},
             "category": self.category,
-            "excused": self.excused.reason if self.excused else None,
+            "excused": self.excused,
         }
+
+
+def _content(release: str, variant: str, obj: dict, old: dict | None) -> str:
+    return json.dumps([release, variant, obj, old], sort_keys=True)
 
 
 def _versioned(root: Path) -> list[str]:
@@ -132,6 +92,10 @@ def run(
     report: Path,
     workdir: Path,
     workers: int,
+    names: bool = True,
+    variant_every: int = VARIANT_EVERY,
+    updates_per_kind: int | None = None,
+    helm_from: Path | None = None,
 ) -> int:
     """Renders samples of every kind of ``versions`` with Helm and judges them
     with the bundle of ``bundle``: its ``dist/`` and ``deploy/``. The
@@ -143,14 +107,32 @@ def run(
     everything: list[Sample] = []
     releases = {version: Release.at(data, version) for version in versions}
     for version, release in releases.items():
-        found = samples(release, root / "policies", seed, per_kind, _chart_defaults(release))
+        found = samples(release, root / "policies", seed, per_kind, _chart_defaults(release), names)
+        found += on_variants(found, variant_every)
         everything += found + [stored(s, release) for s in found]
+        everything += updates(found, release, per_kind // UPDATE_SHARE if updates_per_kind is None else updates_per_kind, seed)
     print(f"oracle: {len(everything)} objects ({', '.join(versions)}, seed {seed})", file=sys.stderr)
 
     outcomes: dict[int, Outcome] = {}
-    pool = Pool(data, platform.version, workdir, workers)
-    for index, outcome in pool.outcomes(Task(s.release, s.obj) for s in everything):
-        outcomes[index] = outcome
+    known: dict[str, Outcome] = {}
+    if helm_from is not None:
+        # Helm's verdicts of an earlier run: only the bundle is judged
+        # again (an older bundle, measured on the same samples). Matched by
+        # content, as sample ids number a kind's samples in order; an
+        # oracle error there is rendered again.
+        for item in json.loads(helm_from.read_text()):
+            outcome = Outcome.from_json(item["helm"])
+            if not outcome.oracle_error:
+                known[_content(item["release"], item.get("variant", "default"), item["object"], item.get("oldObject"))] = outcome
+    keys = [_content(s.release, s.variant, s.obj, s.old) for s in everything]
+    todo = [i for i, key in enumerate(keys) if key not in known]
+    for i, key in enumerate(keys):
+        if key in known:
+            outcomes[i] = known[key]
+    pool = Pool(data, workdir, workers)
+    for index, outcome in pool.outcomes(Task(everything[i].release, everything[i].obj, everything[i].variant,
+                                              everything[i].created, everything[i].installed) for i in todo):
+        outcomes[todo[index]] = outcome
     print(f"oracle: Helm judged them in {time.monotonic() - started:.0f} s", file=sys.stderr)
 
     verdicts: dict[str, Verdict] = {}
@@ -161,22 +143,27 @@ def run(
 
     judged = [Judged(s, outcomes[i], verdicts[s.id]) for i, s in enumerate(everything)]
     for item in judged:
-        if item.category in ("missed", "false denial"):
-            side = "missed" if item.category == "missed" else "denied"
-            item.excused = next((e for e in accepted if e.side == side and e.matches(item.sample, item.outcome, item.verdict)), None)
+        kind, version = item.sample.kind, item.sample.release
+        if item.category == "missed":
+            item.excused = accepted.excuse_missed(kind, version, item.sample.variant, item.outcome, item.verdict.warnings)
+        elif item.category == "false denial":
+            item.excused = accepted.excuse_denied(kind, version, item.verdict.violations)
 
     _print_tables(judged, releases)
     report.parent.mkdir(parents=True, exist_ok=True)
     report.write_text(json.dumps([j.to_json() for j in judged], indent=1))
-    unlisted = [j for j in judged if j.category in ("missed", "false denial") and j.excused is None]
+    unlisted = [j for j in judged if j.category in ("missed", "false denial") and not j.excused]
     _print_unlisted(unlisted)
+    errors = [j for j in judged if j.category == "oracle error"]
+    for item in errors[:50]:
+        print(f"ORACLE ERROR: {item.sample.id}: {item.outcome.stage}: {' '.join(item.outcome.message.split())[:300]}")
     print(f"oracle: {len(judged)} objects in {time.monotonic() - started:.0f} s; "
-          f"{len(unlisted)} unlisted disagreement(s); report in {report}")
-    return 1 if unlisted else 0
+          f"{len(unlisted)} unlisted disagreement(s), {len(errors)} oracle error(s); report in {report}")
+    return 1 if unlisted or errors else 0
 
 
 def _print_tables(judged: list[Judged], releases: dict[str, Release]) -> None:
-    columns = ("both deny", "missed", "false denial", "both allow")
+    columns = ("both deny", "missed", "false denial", "both allow", "oracle error")
     rows: dict[str, Counter] = defaultdict(Counter)
     families: dict[str, Counter] = defaultdict(Counter)
     for item in judged:
@@ -184,8 +171,10 @@ def _print_tables(judged: list[Judged], releases: dict[str, Release]) -> None:
         label = f"{item.sample.release} {chart}"
         cell = item.category + (" (listed)" if item.excused else "")
         rows[label][cell] += 1
-        families[f"{item.sample.release} {chart.split('/')[0]}"][item.category] += 1
-        families["total"][item.category] += 1
+        family = f"{item.sample.release} {chart.split('/')[0]}"
+        for key in (family, f"{family} {item.sample.operation}", "total"):
+            families[key][item.category] += 1
+            families[key]["listed"] += bool(item.excused)
     header = f"{'chart':34} " + " ".join(f"{c:>12}" for c in columns) + f" {'listed':>7}"
     print(header)
     for label in sorted(rows):
@@ -195,7 +184,8 @@ def _print_tables(judged: list[Judged], releases: dict[str, Release]) -> None:
     print()
     for label in sorted(families):
         counts = families[label]
-        print(f"{label:34} " + " ".join(f"{counts[c]:>12}" for c in columns) + f"  ({sum(counts.values())} objects)")
+        total = sum(counts[c] for c in columns)
+        print(f"{label:34} " + " ".join(f"{counts[c]:>12}" for c in columns) + f" {counts['listed']:>7}  ({total} objects)")
     print()
     locations: dict[str, Counter] = defaultdict(Counter)
     for item in judged:
@@ -215,7 +205,7 @@ def _print_tables(judged: list[Judged], releases: dict[str, Release]) -> None:
 def _print_unlisted(unlisted: list[Judged]) -> None:
     for item in unlisted[:200]:
         s = item.sample
-        print(f"UNLISTED {item.category}: {s.id}: {s.note}")
+        print(f"UNLISTED {item.category}: {s.id} ({s.operation}, {s.variant}): {s.note}")
         print(f"  spec: {json.dumps(s.obj.get('spec'))[:300]}")
         if item.category == "missed":
             print(f"  helm: {item.outcome.stage} {item.outcome.location} {'/'.join(item.outcome.nested)}: "

@@ -56,5 +56,21 @@ class Sites(unittest.TestCase):
             self.assertNotIn("demo/templates/a.yaml:5", reached)
 
 
+class Dead(unittest.TestCase):
+    def test_a_define_nothing_renders_includes_is_dead_code(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            release = demo_release(tmp, '{{ include "demo.used" . }}\n')
+            helpers = Path(tmp) / "cozystack-v0" / "charts" / "apps" / "demo" / "templates" / "_helpers.tpl"
+            helpers.write_text(
+                '{{- define "demo.used" }}{{ include "demo.inner" . }}{{ end }}\n'
+                '{{- define "demo.inner" }}{{ fail "reached through demo.used" }}{{ end }}\n'
+                '{{- define "demo.unused" }}\n{{ fail "never included" }}\n{{ end }}\n'
+                '{{/* include "demo.unused" in a comment does not count */}}\n'
+            )
+            found = {s.line: s.dead for s in coverage.sites(release) if s.chart == "apps/demo"}
+            self.assertEqual(found[2], "")
+            self.assertIn('define "demo.unused"', found[4])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -2,7 +2,7 @@
 
 import unittest
 
-from cozystack_oracle.manifests import Manifest, apply_problems, objects
+from cozystack_oracle.manifests import Manifest, applied, apply_problems, objects, update_problems
 
 
 def problems(obj: dict) -> list[str]:
@@ -38,6 +38,42 @@ class ApplyProblems(unittest.TestCase):
     def test_documents_split_as_helm_splits_them(self):
         rendered = {"a/templates/x.yaml": "---\na: 1\n---\n\n---\nb: 2\n", "a/templates/NOTES.txt": "hello"}
         self.assertEqual(list(objects(rendered)), [{"a": 1}, {"b": 2}])
+
+
+def statefulset(storage_class: str, size: str = "10Gi", replicas: int = 1) -> dict:
+    return {
+        "apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "db"},
+        "spec": {"replicas": replicas, "serviceName": "db", "template": {"spec": {}},
+                 "volumeClaimTemplates": [{"metadata": {"name": "data"},
+                                           "spec": {"storageClassName": storage_class,
+                                                    "resources": {"requests": {"storage": size}}}}]},
+    }
+
+
+class Updates(unittest.TestCase):
+    def test_a_statefulset_keeps_its_volume_claim_templates(self):
+        old = [("t.yaml", applied(statefulset("replicated"), "r", "tenant-foo"))]
+        for changed in (statefulset("local"), statefulset("replicated", "20Gi")):
+            new = [("t.yaml", applied(changed, "r", "tenant-foo"))]
+            refusals = list(update_problems(old, new))
+            self.assertEqual(len(refusals), 1)
+            self.assertIn("volumeClaimTemplates", refusals[0].message)
+        # Replicas and the pod template may change.
+        scaled = [("t.yaml", applied(statefulset("replicated", replicas=3), "r", "tenant-foo"))]
+        self.assertEqual(list(update_problems(old, scaled)), [])
+
+    def test_hooks_are_recreated_not_updated(self):
+        hook = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "annotations": {"helm.sh/hook": "post-install"}},
+                "spec": {"selector": {"a": "1"}}}
+        changed = {**hook, "spec": {"selector": {"a": "2"}}}
+        self.assertEqual(list(update_problems([("j.yaml", hook)], [("j.yaml", changed)])), [])
+
+    def test_applied_objects_carry_their_namespace_and_owner(self):
+        obj = applied({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}, "app", "tenant-foo")
+        self.assertEqual(obj["metadata"]["namespace"], "tenant-foo")
+        self.assertEqual(obj["metadata"]["annotations"]["meta.helm.sh/release-name"], "app")
+        ns = applied({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "x"}}, "app", "tenant-foo")
+        self.assertNotIn("namespace", ns["metadata"])
 
 
 if __name__ == "__main__":

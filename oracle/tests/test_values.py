@@ -6,11 +6,20 @@ import unittest
 from pathlib import Path
 
 from cozystack_oracle.helm import ChartTree, coalesce_values, install_values, Dependency
+from cozystack_oracle.generate import merge_patch
 from cozystack_oracle.values import default_like_cozystack_api, merge_maps
 
 
 def coalesce(chart: dict, user: dict | None, v423: bool = False) -> dict:
     return coalesce_values(ChartTree("c", Path("c"), chart), user, v423)
+
+
+class MergePatch(unittest.TestCase):
+    def test_null_deletes_where_flux_would_keep_it(self):
+        stored = {"spec": {"size": "10Gi", "tls": {"enabled": True, "x": 1}}}
+        self.assertEqual(merge_patch(stored, {"spec": {"size": None, "tls": {"enabled": False}}}),
+                         {"spec": {"tls": {"enabled": False, "x": 1}}})
+        self.assertEqual(merge_patch(stored, {"spec": {"tls": [1]}}), {"spec": {"size": "10Gi", "tls": [1]}})
 
 
 class MergeMaps(unittest.TestCase):

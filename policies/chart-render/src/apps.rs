@@ -22,7 +22,7 @@ const BLOCKED_PARAMETERS: &[&str] = &[
 ];
 
 /// The rules of `kind`; a rule whose field has the wrong type is skipped.
-pub fn check(kind: &str, spec: &Field<'_>, out: &mut Findings) {
+pub fn check(kind: &str, namespace: &str, spec: &Field<'_>, out: &mut Findings) {
     skip_wrong_types(match kind {
         "ClickHouse" => clickhouse(spec, out),
         "Postgres" => {
@@ -42,7 +42,7 @@ pub fn check(kind: &str, spec: &Field<'_>, out: &mut Findings) {
         }
         "Etcd" => etcd_size(spec, out),
         "OpenBAO" => openbao_size(spec, out),
-        "Ingress" => ingress(spec, out),
+        "Ingress" => ingress(namespace, spec, out),
         "ExternalDNS" => external_dns(spec, out),
         _ => Ok(()),
     });
@@ -222,10 +222,48 @@ fn vm_disk_source_entry(spec: &Field<'_>, out: &mut Findings) -> Result<(), Fiel
 const VM_DISK_NAME_MAX: usize = 45;
 
 /// `packages/apps/vm-instance/templates/vm.yaml` (68, 80): each disk is the
+/// Whether `finding` is one of the source checks `dv.yaml` makes only when
+/// no DataVolume of the release exists yet (`vm-disk-source`,
+/// `vm-disk-source-entry`).
+pub fn is_vm_disk_source_finding(finding: &shared::Finding) -> bool {
+    [
+        crate::rules::VM_DISK_SOURCE.id,
+        crate::rules::VM_DISK_SOURCE_ENTRY.id,
+    ]
+    .contains(&finding.rule.id)
+}
+
+/// `packages/apps/vm-disk/templates/dv.yaml` (1, 14–15): once the
+/// DataVolume exists, every upgrade copies its `spec`, so a changed
+/// `source` or `storage` renders and never takes effect. (A changed
+/// `storageClass` is storageclass-immutable's.)
+pub fn vm_disk_kept(
+    old: &Field<'_>,
+    new: &Field<'_>,
+    out: &mut Findings,
+) -> Result<(), FieldError> {
+    for (key, what) in [("source", "its source"), ("storage", "its size")] {
+        let (before, after) = (old.field(key)?, new.field(key)?);
+        if before.json() != after.json() {
+            out.add(
+                crate::rules::VM_DISK_KEPT,
+                after.path(),
+                format!(
+                    "changed, but the chart copies the existing DataVolume's spec on every upgrade, so the disk \
+                     keeps {what} and this change never takes effect. Create a new VMDisk (or resize its \
+                     PersistentVolumeClaim) instead."
+                ),
+            );
+        }
+    }
+    Ok(())
+}
+
 /// DataVolume `vm-disk-<name>` of a VMDisk, looked up in the namespace, and
-/// the chart fails when there is none. Whether a VMDisk exists is cluster
-/// state; a name no VMDisk can have (cozystack-api: a DNS-1035 label of at
-/// most 45 characters) fails whatever the cluster holds.
+/// the chart fails when there is none. A name no VMDisk can have
+/// (cozystack-api: a DNS-1035 label of at most 45 characters) fails
+/// whatever the cluster holds; whether a VMDisk of another name exists is
+/// cluster state, which this policy does not read, so it says so.
 fn vm_instance_disks(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
     for disk in spec.field("disks")?.items()? {
         let name = disk.field("name")?;
@@ -240,6 +278,16 @@ fn vm_instance_disks(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldEr
                     "{text:?} cannot be the name of a VMDisk (a lowercase DNS-1035 label of at most \
                      {VM_DISK_NAME_MAX} characters), so the chart finds no DataVolume vm-disk-{text} and fails to \
                      render (Specified disk not exists in cluster). Name a VMDisk of this namespace."
+                ),
+            );
+        } else {
+            out.add(
+                crate::rules::VM_DISK_NOT_CHECKED,
+                name.path(),
+                format!(
+                    "the chart looks up the VMDisk {text:?} (DataVolume vm-disk-{text} of this namespace) and fails \
+                     to render when there is none (Specified disk not exists in cluster); this policy does not read \
+                     the cluster. Create the VMDisk first."
                 ),
             );
         }
@@ -331,11 +379,28 @@ fn openbao_size(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> 
     Ok(())
 }
 
+/// The namespace of the platform's host (external-facing) ingress unless
+/// the operator changes it: `publishing.ingressName` of `core/platform`'s
+/// `values.yaml`, which `_cluster.expose-ingress` carries.
+const HOST_INGRESS: &str = "tenant-root";
+
 /// `packages/extra/ingress/templates/nginx-ingress.yaml`: the per-app
-/// switches. (On the host ingress the platform's `proxy-protocol` also
-/// counts; that needs cluster values and is not checked.)
-fn ingress(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
+/// switches. On the host ingress the per-app `proxyProtocol` fails (line
+/// 16); which ingress is the host's is a platform value this policy does
+/// not read, so the default one is warned about. (There the platform's
+/// `proxy-protocol` also counts against `cloudflareProxy`; not checked.)
+fn ingress(namespace: &str, spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
     let [cloudflare, proxy] = spec.members(["cloudflareProxy", "proxyProtocol"])?;
+    if namespace == HOST_INGRESS && proxy.bool()? == Some(true) {
+        out.add(
+            crate::rules::HOST_INGRESS_PROXY_PROTOCOL,
+            proxy.path(),
+            "tenant-root's Ingress is the platform's host ingress unless publishing.ingressName names another \
+             tenant, and there the chart fails to render: On the host (external-facing) ingress, enable \
+             PROXY-protocol via publishing.proxyProtocol, not the per-app proxyProtocol value. Remove it and set \
+             publishing.proxyProtocol on the platform.",
+        );
+    }
     if cloudflare.bool()? == Some(true) && proxy.bool()? == Some(true) {
         out.add(
             crate::rules::INGRESS_PROXY_PROTOCOL,

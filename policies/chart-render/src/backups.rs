@@ -1,7 +1,7 @@
 //! The `required`s of the database charts' own backups and restores
 //! (v1.6.2): the chart defaults fill most S3 settings with placeholders, so
-//! these fail when a user empties one (`""`) or, for MongoDB, leaves the
-//! keys at their empty defaults.
+//! these fail when a user empties one (`""` or `null`, which deletes the
+//! placeholder) or, for MongoDB, leaves the keys at their empty defaults.
 
 use shared::{Field, FieldError};
 
@@ -21,9 +21,13 @@ pub fn check(kind: &str, spec: &Field<'_>, out: &mut Findings) {
 }
 
 /// Whether a string setting is empty as the template sees it: the spec's
-/// value, else the chart default, a placeholder unless `empty_by_default`
-/// (`null` is the values' merge, values-schema's to judge).
+/// value, else the chart default, a placeholder unless `empty_by_default`.
+/// A `null` deletes the key and its default (Helm's coalescing), so the
+/// `required` finds nothing.
 fn empty(field: &Field<'_>, empty_by_default: bool) -> Result<bool, FieldError> {
+    if field.is_null() {
+        return Ok(true);
+    }
     Ok(field.string()?.map_or(empty_by_default, str::is_empty))
 }
 

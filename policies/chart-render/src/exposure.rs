@@ -9,6 +9,10 @@
 //! `packages/apps/qdrant/templates/_helpers.tpl`. Postgres is not listed:
 //! its `tls.enabled` only controls the certificate's external name; the
 //! wire stays encrypted.
+//!
+//! An external NATS with TLS also names the tenant's host in its
+//! certificate (`packages/apps/nats/templates/certmanager.yaml`, 72), a
+//! tenant value: warned about.
 
 use shared::{Field, FieldError};
 
@@ -31,6 +35,15 @@ pub fn check(kind: &str, spec: &Field<'_>, out: &mut Findings) -> Result<(), Fie
     };
     let [external, tls] = spec.members(["external", "tls"])?;
     let enabled = tls.field("enabled")?;
+    if kind == "NATS" && external.bool()? == Some(true) && enabled.bool()? != Some(false) {
+        out.add(
+            crate::rules::EXTERNAL_NEEDS_HOST,
+            external.path(),
+            "the TLS certificate of an external NATS names <release>.<tenant host>, and in a tenant without a host \
+             the chart fails to render (external is true but _namespace.host is not set); this policy does not read \
+             the tenant. Give the tenant a host (spec.host of its Tenant or a parent's), or keep NATS internal.",
+        );
+    }
     if external.bool()? == Some(true) && enabled.bool()? == Some(false) {
         out.add(crate::rules::EXTERNAL_WITHOUT_TLS,
             enabled.path(),

@@ -3,86 +3,380 @@
 //! (532) and `apps/kubernetes-nodes/templates/nodegroup.yaml` (189) fail to
 //! render when the `lookup` finds no object of that name. Which names exist
 //! is cluster state; the platform installs those of
-//! `system/kubevirt-instancetypes` (v1.6.2) on every variant, so a name
-//! outside them is warned about, not denied: an operator may have created it.
-//! A test compares the lists with that chart.
+//! `system/kubevirt-instancetypes` (the same in v1.5.4 and v1.6.2) on every
+//! variant, so a valid name outside them is warned about, not denied: an
+//! operator may have created it. A name no object can have is denied. The
+//! sizes of the installed instance types are known without a cluster, and
+//! the kubelet reservations are judged against them (kubelet.rs). A test
+//! compares the tables with that chart.
 
+use shared::validators::is_dns1123_subdomain;
 use shared::{Field, FieldError};
 
 use shared::Findings;
 
+/// A `VirtualMachineClusterInstancetype` the platform installs, with the
+/// size the node-group templates read from it (`spec.cpu.guest`,
+/// `spec.memory.guest`, as `toString` writes them).
+pub struct InstanceType {
+    pub name: &'static str,
+    pub cpu: &'static str,
+    pub memory: &'static str,
+}
+
 /// The `VirtualMachineClusterInstancetype`s the platform installs.
-const INSTANCE_TYPES: &[&str] = &[
-    "cx1.2xlarge",
-    "cx1.2xlarge1gi",
-    "cx1.4xlarge",
-    "cx1.4xlarge1gi",
-    "cx1.8xlarge",
-    "cx1.8xlarge1gi",
-    "cx1.large",
-    "cx1.large1gi",
-    "cx1.medium",
-    "cx1.medium1gi",
-    "cx1.xlarge",
-    "cx1.xlarge1gi",
-    "d1.2xlarge",
-    "d1.2xmedium",
-    "d1.4xlarge",
-    "d1.8xlarge",
-    "d1.large",
-    "d1.medium",
-    "d1.micro",
-    "d1.nano",
-    "d1.small",
-    "d1.xlarge",
-    "gn1.2xlarge",
-    "gn1.4xlarge",
-    "gn1.8xlarge",
-    "gn1.xlarge",
-    "m1.2xlarge",
-    "m1.2xlarge1gi",
-    "m1.4xlarge",
-    "m1.4xlarge1gi",
-    "m1.8xlarge",
-    "m1.8xlarge1gi",
-    "m1.large",
-    "m1.large1gi",
-    "m1.xlarge",
-    "m1.xlarge1gi",
-    "n1.2xlarge",
-    "n1.4xlarge",
-    "n1.8xlarge",
-    "n1.large",
-    "n1.medium",
-    "n1.xlarge",
-    "o1.2xlarge",
-    "o1.4xlarge",
-    "o1.8xlarge",
-    "o1.large",
-    "o1.medium",
-    "o1.micro",
-    "o1.nano",
-    "o1.small",
-    "o1.xlarge",
-    "rt1.2xlarge",
-    "rt1.4xlarge",
-    "rt1.8xlarge",
-    "rt1.large",
-    "rt1.medium",
-    "rt1.micro",
-    "rt1.small",
-    "rt1.xlarge",
-    "u1.2xlarge",
-    "u1.2xmedium",
-    "u1.4xlarge",
-    "u1.8xlarge",
-    "u1.large",
-    "u1.medium",
-    "u1.micro",
-    "u1.nano",
-    "u1.small",
-    "u1.xlarge",
+const INSTANCE_TYPES: &[InstanceType] = &[
+    InstanceType {
+        name: "cx1.2xlarge",
+        cpu: "8",
+        memory: "16Gi",
+    },
+    InstanceType {
+        name: "cx1.2xlarge1gi",
+        cpu: "8",
+        memory: "16Gi",
+    },
+    InstanceType {
+        name: "cx1.4xlarge",
+        cpu: "16",
+        memory: "32Gi",
+    },
+    InstanceType {
+        name: "cx1.4xlarge1gi",
+        cpu: "16",
+        memory: "32Gi",
+    },
+    InstanceType {
+        name: "cx1.8xlarge",
+        cpu: "32",
+        memory: "64Gi",
+    },
+    InstanceType {
+        name: "cx1.8xlarge1gi",
+        cpu: "32",
+        memory: "64Gi",
+    },
+    InstanceType {
+        name: "cx1.large",
+        cpu: "2",
+        memory: "4Gi",
+    },
+    InstanceType {
+        name: "cx1.large1gi",
+        cpu: "2",
+        memory: "4Gi",
+    },
+    InstanceType {
+        name: "cx1.medium",
+        cpu: "1",
+        memory: "2Gi",
+    },
+    InstanceType {
+        name: "cx1.medium1gi",
+        cpu: "1",
+        memory: "2Gi",
+    },
+    InstanceType {
+        name: "cx1.xlarge",
+        cpu: "4",
+        memory: "8Gi",
+    },
+    InstanceType {
+        name: "cx1.xlarge1gi",
+        cpu: "4",
+        memory: "8Gi",
+    },
+    InstanceType {
+        name: "d1.2xlarge",
+        cpu: "8",
+        memory: "32Gi",
+    },
+    InstanceType {
+        name: "d1.2xmedium",
+        cpu: "2",
+        memory: "4Gi",
+    },
+    InstanceType {
+        name: "d1.4xlarge",
+        cpu: "16",
+        memory: "64Gi",
+    },
+    InstanceType {
+        name: "d1.8xlarge",
+        cpu: "32",
+        memory: "128Gi",
+    },
+    InstanceType {
+        name: "d1.large",
+        cpu: "2",
+        memory: "8Gi",
+    },
+    InstanceType {
+        name: "d1.medium",
+        cpu: "1",
+        memory: "4Gi",
+    },
+    InstanceType {
+        name: "d1.micro",
+        cpu: "1",
+        memory: "1Gi",
+    },
+    InstanceType {
+        name: "d1.nano",
+        cpu: "1",
+        memory: "512Mi",
+    },
+    InstanceType {
+        name: "d1.small",
+        cpu: "1",
+        memory: "2Gi",
+    },
+    InstanceType {
+        name: "d1.xlarge",
+        cpu: "4",
+        memory: "16Gi",
+    },
+    InstanceType {
+        name: "gn1.2xlarge",
+        cpu: "8",
+        memory: "32Gi",
+    },
+    InstanceType {
+        name: "gn1.4xlarge",
+        cpu: "16",
+        memory: "64Gi",
+    },
+    InstanceType {
+        name: "gn1.8xlarge",
+        cpu: "32",
+        memory: "128Gi",
+    },
+    InstanceType {
+        name: "gn1.xlarge",
+        cpu: "4",
+        memory: "16Gi",
+    },
+    InstanceType {
+        name: "m1.2xlarge",
+        cpu: "8",
+        memory: "64Gi",
+    },
+    InstanceType {
+        name: "m1.2xlarge1gi",
+        cpu: "8",
+        memory: "64Gi",
+    },
+    InstanceType {
+        name: "m1.4xlarge",
+        cpu: "16",
+        memory: "128Gi",
+    },
+    InstanceType {
+        name: "m1.4xlarge1gi",
+        cpu: "16",
+        memory: "128Gi",
+    },
+    InstanceType {
+        name: "m1.8xlarge",
+        cpu: "32",
+        memory: "256Gi",
+    },
+    InstanceType {
+        name: "m1.8xlarge1gi",
+        cpu: "32",
+        memory: "256Gi",
+    },
+    InstanceType {
+        name: "m1.large",
+        cpu: "2",
+        memory: "16Gi",
+    },
+    InstanceType {
+        name: "m1.large1gi",
+        cpu: "2",
+        memory: "16Gi",
+    },
+    InstanceType {
+        name: "m1.xlarge",
+        cpu: "4",
+        memory: "32Gi",
+    },
+    InstanceType {
+        name: "m1.xlarge1gi",
+        cpu: "4",
+        memory: "32Gi",
+    },
+    InstanceType {
+        name: "n1.2xlarge",
+        cpu: "16",
+        memory: "32Gi",
+    },
+    InstanceType {
+        name: "n1.4xlarge",
+        cpu: "32",
+        memory: "64Gi",
+    },
+    InstanceType {
+        name: "n1.8xlarge",
+        cpu: "64",
+        memory: "128Gi",
+    },
+    InstanceType {
+        name: "n1.large",
+        cpu: "4",
+        memory: "8Gi",
+    },
+    InstanceType {
+        name: "n1.medium",
+        cpu: "4",
+        memory: "4Gi",
+    },
+    InstanceType {
+        name: "n1.xlarge",
+        cpu: "8",
+        memory: "16Gi",
+    },
+    InstanceType {
+        name: "o1.2xlarge",
+        cpu: "8",
+        memory: "32Gi",
+    },
+    InstanceType {
+        name: "o1.4xlarge",
+        cpu: "16",
+        memory: "64Gi",
+    },
+    InstanceType {
+        name: "o1.8xlarge",
+        cpu: "32",
+        memory: "128Gi",
+    },
+    InstanceType {
+        name: "o1.large",
+        cpu: "2",
+        memory: "8Gi",
+    },
+    InstanceType {
+        name: "o1.medium",
+        cpu: "1",
+        memory: "4Gi",
+    },
+    InstanceType {
+        name: "o1.micro",
+        cpu: "1",
+        memory: "1Gi",
+    },
+    InstanceType {
+        name: "o1.nano",
+        cpu: "1",
+        memory: "512Mi",
+    },
+    InstanceType {
+        name: "o1.small",
+        cpu: "1",
+        memory: "2Gi",
+    },
+    InstanceType {
+        name: "o1.xlarge",
+        cpu: "4",
+        memory: "16Gi",
+    },
+    InstanceType {
+        name: "rt1.2xlarge",
+        cpu: "8",
+        memory: "32Gi",
+    },
+    InstanceType {
+        name: "rt1.4xlarge",
+        cpu: "16",
+        memory: "64Gi",
+    },
+    InstanceType {
+        name: "rt1.8xlarge",
+        cpu: "32",
+        memory: "128Gi",
+    },
+    InstanceType {
+        name: "rt1.large",
+        cpu: "2",
+        memory: "8Gi",
+    },
+    InstanceType {
+        name: "rt1.medium",
+        cpu: "1",
+        memory: "4Gi",
+    },
+    InstanceType {
+        name: "rt1.micro",
+        cpu: "1",
+        memory: "1Gi",
+    },
+    InstanceType {
+        name: "rt1.small",
+        cpu: "1",
+        memory: "2Gi",
+    },
+    InstanceType {
+        name: "rt1.xlarge",
+        cpu: "4",
+        memory: "16Gi",
+    },
+    InstanceType {
+        name: "u1.2xlarge",
+        cpu: "8",
+        memory: "32Gi",
+    },
+    InstanceType {
+        name: "u1.2xmedium",
+        cpu: "2",
+        memory: "4Gi",
+    },
+    InstanceType {
+        name: "u1.4xlarge",
+        cpu: "16",
+        memory: "64Gi",
+    },
+    InstanceType {
+        name: "u1.8xlarge",
+        cpu: "32",
+        memory: "128Gi",
+    },
+    InstanceType {
+        name: "u1.large",
+        cpu: "2",
+        memory: "8Gi",
+    },
+    InstanceType {
+        name: "u1.medium",
+        cpu: "1",
+        memory: "4Gi",
+    },
+    InstanceType {
+        name: "u1.micro",
+        cpu: "1",
+        memory: "1Gi",
+    },
+    InstanceType {
+        name: "u1.nano",
+        cpu: "1",
+        memory: "512Mi",
+    },
+    InstanceType {
+        name: "u1.small",
+        cpu: "1",
+        memory: "2Gi",
+    },
+    InstanceType {
+        name: "u1.xlarge",
+        cpu: "4",
+        memory: "16Gi",
+    },
 ];
+
+/// The instance type the platform installs under `name`.
+pub fn shipped(name: &str) -> Option<&'static InstanceType> {
+    INSTANCE_TYPES.iter().find(|t| t.name == name)
+}
 
 /// The `VirtualMachineClusterPreference`s the platform installs.
 const PREFERENCES: &[&str] = &[
@@ -151,32 +445,17 @@ const PREFERENCES: &[&str] = &[
 /// looked up whenever non-empty).
 pub fn vm_instance(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
     let [instance_type, profile] = spec.members(["instanceType", "instanceProfile"])?;
-    for (field, shipped, what, kind, example) in [
-        (
-            instance_type,
-            INSTANCE_TYPES,
-            "an instance type",
-            "VirtualMachineClusterInstancetype",
-            "u1.medium",
-        ),
-        (
-            profile,
-            PREFERENCES,
-            "a preference",
-            "VirtualMachineClusterPreference",
-            "ubuntu",
-        ),
-    ] {
-        if let Some(name) = field
-            .string()?
-            .filter(|n| !n.is_empty() && !shipped.contains(n))
-        {
-            out.add(
-                crate::rules::INSTANCE_TYPE_NOT_SHIPPED,
-                field.path(),
-                not_shipped(what, kind, name, example),
-            );
-        }
+    if let Some(name) = instance_type.string()?.filter(|n| !n.is_empty()) {
+        looked_up(
+            &instance_type,
+            name,
+            INSTANCE_TYPE,
+            shipped(name).is_some(),
+            out,
+        );
+    }
+    if let Some(name) = profile.string()?.filter(|n| !n.is_empty()) {
+        looked_up(&profile, name, PREFERENCE, PREFERENCES.contains(&name), out);
     }
     Ok(())
 }
@@ -196,27 +475,70 @@ pub fn node_group(
     };
     let [cpu, memory] = group.field("resources")?.members(["cpu", "memory"])?;
     let sized = crate::values::truthy(cpu.json()) && crate::values::truthy(memory.json());
-    if !name.is_empty() && !sized && !INSTANCE_TYPES.contains(&name) {
-        out.add(
-            crate::rules::INSTANCE_TYPE_NOT_SHIPPED,
-            instance_type.path(),
-            not_shipped(
-                "an instance type",
-                "VirtualMachineClusterInstancetype",
-                name,
-                "u1.medium",
-            ),
+    if !name.is_empty() && !sized {
+        looked_up(
+            &instance_type,
+            name,
+            INSTANCE_TYPE,
+            shipped(name).is_some(),
+            out,
         );
     }
     Ok(())
 }
 
-fn not_shipped(what: &str, kind: &str, name: &str, example: &str) -> String {
-    format!(
-        "{name:?} is not {what} Cozystack installs (system/kubevirt-instancetypes): the chart looks it up and \
-         fails to render unless the cluster has a {kind} of that name. Use one it installs, such as {example}, or \
-         create the {kind} first."
-    )
+/// What a chart looks up: how messages name it, its kind, and a name the
+/// platform installs.
+struct Looked {
+    what: &'static str,
+    kind: &'static str,
+    example: &'static str,
+}
+
+const INSTANCE_TYPE: Looked = Looked {
+    what: "an instance type",
+    kind: "VirtualMachineClusterInstancetype",
+    example: "u1.medium",
+};
+
+const PREFERENCE: Looked = Looked {
+    what: "a preference",
+    kind: "VirtualMachineClusterPreference",
+    example: "ubuntu",
+};
+
+/// `name`, which the chart looks up as a cluster-scoped `looked.kind`: a
+/// name no object can have (kube-apiserver names every custom resource a
+/// lowercase RFC 1123 subdomain of at most 253 characters) is never found,
+/// whatever the cluster holds; one the platform does not install may be
+/// found, which only the cluster can tell.
+fn looked_up(field: &Field<'_>, name: &str, looked: Looked, is_shipped: bool, out: &mut Findings) {
+    let Looked {
+        what,
+        kind,
+        example,
+    } = looked;
+    if !is_dns1123_subdomain(name) {
+        out.add(
+            crate::rules::INSTANCE_TYPE_NAME,
+            field.path(),
+            format!(
+                "{name:?} cannot be the name of a {kind} (a lowercase RFC 1123 subdomain of at most 253 \
+                 characters), so the chart's lookup never finds it and the chart fails to render. Use {what} \
+                 Cozystack installs, such as {example}."
+            ),
+        );
+    } else if !is_shipped {
+        out.add(
+            crate::rules::INSTANCE_TYPE_NOT_SHIPPED,
+            field.path(),
+            format!(
+                "{name:?} is not {what} Cozystack installs (system/kubevirt-instancetypes): the chart looks it up \
+                 and fails to render unless the cluster has a {kind} of that name. Use one it installs, such as \
+                 {example}, or create the {kind} first."
+            ),
+        );
+    }
 }
 
 #[cfg(test)]
@@ -228,28 +550,51 @@ mod tests {
         "/../../../shared/data/cozystack-v1.6.2/charts/system/kubevirt-instancetypes/templates"
     );
 
-    /// The `metadata.name` of every object of `kind` in the chart's templates.
-    fn chart_names(kind: &str) -> Vec<String> {
-        let mut names = Vec::new();
+    /// Every object of the chart's templates: its kind, `metadata.name`,
+    /// and the `guest` of its `spec.cpu` and `spec.memory`.
+    fn chart_objects() -> Vec<(String, String, String, String)> {
+        let mut objects: Vec<(String, String, String, String)> = Vec::new();
         let mut files: Vec<_> = std::fs::read_dir(CHART)
             .unwrap()
             .map(|e| e.unwrap().path())
             .collect();
         files.sort();
         for file in files {
-            let mut current = None;
+            let mut section = "";
             for line in std::fs::read_to_string(file).unwrap().lines() {
-                if let Some(found) = line.strip_prefix("kind: ") {
-                    current = Some(found.trim() == kind);
-                } else if let Some(name) = line.strip_prefix("  name: ")
-                    && current.take() == Some(true)
-                {
-                    names.push(name.trim().to_owned());
+                if let Some(kind) = line.strip_prefix("kind: ") {
+                    objects.push((
+                        kind.trim().to_owned(),
+                        String::new(),
+                        String::new(),
+                        String::new(),
+                    ));
+                } else if let Some(object) = objects.last_mut() {
+                    if let Some(name) = line.strip_prefix("  name: ")
+                        && object.1.is_empty()
+                    {
+                        object.1 = name.trim().to_owned();
+                    } else if let Some(key) =
+                        line.strip_prefix("  ").and_then(|l| l.strip_suffix(':'))
+                        && !key.starts_with(' ')
+                    {
+                        section = if key == "cpu" || key == "memory" {
+                            key
+                        } else {
+                            ""
+                        };
+                    } else if let Some(guest) = line.strip_prefix("    guest: ") {
+                        match section {
+                            "cpu" => object.2 = guest.trim().to_owned(),
+                            "memory" => object.3 = guest.trim().to_owned(),
+                            _ => {}
+                        }
+                    }
                 }
             }
         }
-        names.sort();
-        names
+        objects.sort();
+        objects
     }
 
     #[test]
@@ -258,10 +603,22 @@ mod tests {
             println!("skipped: {CHART} not found, the lists were not compared with the chart");
             return;
         }
-        assert_eq!(
-            chart_names("VirtualMachineClusterInstancetype"),
-            INSTANCE_TYPES
-        );
-        assert_eq!(chart_names("VirtualMachineClusterPreference"), PREFERENCES);
+        let objects = chart_objects();
+        let types: Vec<(&str, &str, &str)> = objects
+            .iter()
+            .filter(|o| o.0 == "VirtualMachineClusterInstancetype")
+            .map(|o| (o.1.as_str(), o.2.as_str(), o.3.as_str()))
+            .collect();
+        let ours: Vec<(&str, &str, &str)> = INSTANCE_TYPES
+            .iter()
+            .map(|t| (t.name, t.cpu, t.memory))
+            .collect();
+        assert_eq!(types, ours);
+        let preferences: Vec<&str> = objects
+            .iter()
+            .filter(|o| o.0 == "VirtualMachineClusterPreference")
+            .map(|o| o.1.as_str())
+            .collect();
+        assert_eq!(preferences, PREFERENCES);
     }
 }

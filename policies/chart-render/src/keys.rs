@@ -14,6 +14,7 @@
 //! | SeaweedFS | `volume.zones.<z>` (MultiZone) | WorkloadMonitor `<release>-volume-<z>`, `…-<z>-<pool>` (`extra/seaweedfs/templates/seaweedfs.yaml`) |
 //! | Tenant | `host`, `schedulingClass` | label values of the tenant's Namespace (`apps/tenant/templates/namespace.yaml`) |
 //! | VirtualPrivateCloud | `subnets[i].name` | label value of the subnet's NetworkAttachmentDefinition and Subnet (`apps/vpc/templates/vpc.yaml`) |
+//! | Monitoring | `metricsStorages[i].name`, `logsStorages[i].name` | WorkloadMonitors `<name>-vmstorage`, `-vmselect`, `-vminsert`, `vmalert-<name>`, `<name>-vlstorage`, `-vlselect`, `-vlinsert` (`extra/monitoring/templates/workloadmonitors.yaml`) |
 
 use shared::catalogue::app_kind;
 use shared::validators::{check_label_value, is_dns1123_subdomain};
@@ -49,8 +50,46 @@ pub fn check(kind: &str, name: &str, spec: &Field<'_>, out: &mut Findings) {
         "SeaweedFS" => seaweedfs_zones(release, spec, out),
         "Tenant" => tenant_labels(spec, out),
         "VirtualPrivateCloud" => subnet_labels(spec, out),
+        "Monitoring" => monitoring_storages(spec, out),
         _ => Ok(()),
     });
+}
+
+/// `extra/monitoring/templates/workloadmonitors.yaml`: a WorkloadMonitor
+/// per component of each storage, named after its `name`. (The name is
+/// also a value of their `spec.selector`, which the WorkloadMonitor CRD
+/// does not validate as a label: a long one applies.)
+fn monitoring_storages(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
+    for (list, components) in [
+        ("metricsStorages", ["vmstorage", "vmselect", "vminsert"]),
+        ("logsStorages", ["vlstorage", "vlselect", "vlinsert"]),
+    ] {
+        for storage in spec.field(list)?.items()? {
+            let field = storage.field("name")?;
+            let Some(name) = field.string()? else {
+                continue;
+            };
+            let mut objects: Vec<(&str, String)> = components
+                .iter()
+                .map(|c| ("WorkloadMonitor", format!("{name}-{c}")))
+                .collect();
+            if list == "metricsStorages" {
+                objects.push(("WorkloadMonitor", format!("vmalert-{name}")));
+            }
+            let before = out.iter().count();
+            names(&field, &objects, out);
+            if out.iter().count() == before {
+                label(
+                    &field,
+                    name,
+                    "app.kubernetes.io/instance",
+                    "WorkloadMonitors",
+                    out,
+                );
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Denies the first object of `objects` (kind, name) whose name is not a

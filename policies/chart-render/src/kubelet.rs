@@ -7,8 +7,10 @@
 //! are positive, the eviction thresholds (both percentages in (0, 100] or
 //! both quantities, hard below soft), and that what is reserved is less
 //! than the node: its memory and CPU are `resources.memory`/`cpu` when set,
-//! else the instance type's, which only a cluster read knows. So the
-//! comparisons with the node are made only for explicit resources.
+//! else the instance type's (`spec.memory.guest`, `spec.cpu.guest`, read by
+//! a `lookup`). The sizes of the instance types the platform installs are
+//! known without the cluster (instance_types.rs); only another instance
+//! type's size is a cluster read, and then the comparison is not made.
 
 use shared::{Field, FieldError, FieldPath};
 
@@ -60,9 +62,10 @@ fn is_unsigned_decimal(text: &str) -> bool {
 
 /// The node's memory or CPU as the template resolves it.
 enum Size {
-    /// `resources.memory` / `resources.cpu`, as `toString` writes it.
-    Explicit(String),
-    /// The instance type's: a cluster read.
+    /// `resources.memory` / `resources.cpu`, or an installed instance
+    /// type's, as `toString` writes it.
+    Known(String),
+    /// Another instance type's: a cluster read.
     InstanceType,
     /// Neither is set.
     Unknown,
@@ -83,8 +86,13 @@ impl<'a> Override<'a> {
     }
 }
 
-/// The group's CPU or memory: explicit, the instance type's, or none.
-fn size(resource: &Field<'_>, instance_type: bool) -> Result<Size, FieldError> {
+/// The group's CPU or memory: explicit, the instance type's (`shipped`
+/// when the platform installs it), or none.
+fn size(
+    resource: &Field<'_>,
+    instance_type: bool,
+    shipped: Option<&str>,
+) -> Result<Size, FieldError> {
     if truthy(resource.json()) {
         // Lists, maps and booleans are values-schema's (a quantity).
         let text =
@@ -96,7 +104,9 @@ fn size(resource: &Field<'_>, instance_type: bool) -> Result<Size, FieldError> {
                     expected: "a quantity",
                     found: resource.kind().unwrap_or(shared::Kind::Null),
                 })?;
-        Ok(Size::Explicit(text))
+        Ok(Size::Known(text))
+    } else if let (true, Some(size)) = (instance_type, shipped) {
+        Ok(Size::Known(size.to_owned()))
     } else if instance_type {
         Ok(Size::InstanceType)
     } else {
@@ -115,14 +125,32 @@ pub fn check(
 ) -> Result<(), FieldError> {
     let [instance_type, resources, kubelet] =
         group.members(["instanceType", "resources", "kubelet"])?;
+    let type_name = if instance_type.is_present() {
+        instance_type.string().ok().flatten()
+    } else {
+        Some(default_instance_type)
+    };
     let has_instance_type = if instance_type.is_present() {
         truthy(instance_type.json())
     } else {
         !default_instance_type.is_empty()
     };
+    let shipped = type_name.and_then(crate::instance_types::shipped);
     let [cpu, memory] = resources.members(["cpu", "memory"])?;
-    let node_memory = size(&memory, has_instance_type)?;
-    let node_cpu = size(&cpu, has_instance_type)?;
+    let node_memory = size(&memory, has_instance_type, shipped.map(|t| t.memory))?;
+    let node_cpu = size(&cpu, has_instance_type, shipped.map(|t| t.cpu))?;
+    // Where a comparison with the node points when no override is to blame:
+    // the resource, or the instance type it came from.
+    let memory_from = if truthy(memory.json()) {
+        &memory
+    } else {
+        &instance_type
+    };
+    let cpu_from = if truthy(cpu.json()) {
+        &cpu
+    } else {
+        &instance_type
+    };
     let system_memory = Override::read(&kubelet, "systemReservedMemory")?;
     let kube_memory = Override::read(&kubelet, "kubeReservedMemory")?;
     let system_cpu = Override::read(&kubelet, "systemReservedCpu")?;
@@ -142,13 +170,13 @@ pub fn check(
     let hard_value = hard.value.unwrap_or(EVICTION_HARD);
 
     match &node_memory {
-        Size::Explicit(text) if memory_ok => {
+        Size::Known(text) if memory_ok => {
             memory_fits(
                 name,
                 text,
                 [&system_memory, &kube_memory],
                 hard_value,
-                &memory,
+                memory_from,
                 &kubelet,
                 out,
             );
@@ -174,8 +202,15 @@ pub fn check(
         _ => {}
     }
     match &node_cpu {
-        Size::Explicit(text) if cpu_ok => {
-            cpu_fits(name, text, [&system_cpu, &kube_cpu], &cpu, &kubelet, out);
+        Size::Known(text) if cpu_ok => {
+            cpu_fits(
+                name,
+                text,
+                [&system_cpu, &kube_cpu],
+                cpu_from,
+                &kubelet,
+                out,
+            );
         }
         Size::Unknown if system_cpu.value.is_some() || kube_cpu.value.is_some() => {
             out.add(

@@ -574,11 +574,7 @@ pub fn extra_volumes(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldEr
         let Ok(name_field) = volume.field("name") else {
             continue;
         };
-        let name = match name_field.json() {
-            None => String::new(),
-            Some(Value::String(text)) => text.clone(),
-            Some(other) => other.to_string(),
-        };
+        let name = crate::values::default_empty_to_string(name_field.json());
         let index = volume.path();
         if name.is_empty() {
             out.add(
@@ -648,11 +644,7 @@ pub fn extra_volumes(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldEr
         let Ok(name_field) = mount.field("name") else {
             continue;
         };
-        let name = match name_field.json() {
-            None => String::new(),
-            Some(Value::String(text)) => text.clone(),
-            Some(other) => other.to_string(),
-        };
+        let name = crate::values::default_empty_to_string(name_field.json());
         if name.is_empty() {
             out.add(
                 crate::rules::EXTRA_VOLUME_MOUNTS,

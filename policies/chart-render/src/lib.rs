@@ -22,6 +22,7 @@
 
 mod apps;
 mod backups;
+mod claims;
 mod databases;
 mod exposure;
 mod instance_types;
@@ -108,13 +109,14 @@ fn findings(
                 &mut out,
             ));
             skip_wrong_types(names::kubernetes_nodes(spec, name, &mut out));
+            names::nodes_md0(&names::pool_name(spec, name), &mut out);
             kubernetes::nodes_pool(spec, &names::pool_name(spec, name), &mut out);
         }
         "Kafka" | "NATS" | "Qdrant" => {
             skip_wrong_types(exposure::check(kind, spec, &mut out));
         }
         "SeaweedFS" => seaweedfs::check(spec, &mut out),
-        _ => apps::check(kind, spec, &mut out),
+        _ => apps::check(kind, namespace, spec, &mut out),
     }
     out
 }
@@ -145,14 +147,14 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
     let object = request.required_object()?;
     let new_spec = spec(&object)?;
     let release = settings.cozystack_version.release().unwrap_or_default();
-    let found = findings(
+    let mut found = findings(
         &request.kind,
         &request.name,
         &request.namespace,
         &new_spec,
         release,
     );
-    let mut before = None;
+    let mut before: Option<Findings> = None;
     let mut extra = Findings::default();
     if request.operation == Operation::Update {
         let old = request.old_object();
@@ -160,21 +162,38 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
         if old.is_present()
             && let Ok(old_spec) = spec(&old)
         {
-            before = Some(findings(
+            let stored = findings(
                 &request.kind,
                 &request.name,
                 &request.namespace,
                 &old_spec,
                 release,
-            ));
-            if request.kind == "Kubernetes" {
-                skip_wrong_types(kubernetes::downgrade(
+            );
+            match request.kind.as_ref() {
+                "Kubernetes" => skip_wrong_types(kubernetes::downgrade(
                     &old_spec,
                     &new_spec,
                     kubernetes::Matrix::of(release),
                     &mut extra,
-                ));
+                )),
+                "SeaweedFS" => {
+                    skip_wrong_types(seaweedfs::topology_change(&old_spec, &new_spec, &mut extra))
+                }
+                // A stored VMDisk whose source rendered has its DataVolume,
+                // which the chart copies instead of reading the values.
+                "VMDisk" if !stored.iter().any(apps::is_vm_disk_source_finding) => {
+                    found.retain(|f| !apps::is_vm_disk_source_finding(f));
+                    skip_wrong_types(apps::vm_disk_kept(&old_spec, &new_spec, &mut extra));
+                }
+                _ => {}
             }
+            skip_wrong_types(claims::changes(
+                &request.kind,
+                &old_spec,
+                &new_spec,
+                &mut extra,
+            ));
+            before = Some(stored);
         }
     }
     let mut review = Review::new();

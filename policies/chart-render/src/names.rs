@@ -95,6 +95,24 @@ pub fn kubernetes_nodes(
     Ok(())
 }
 
+/// A pool named `md0`: a parent Kubernetes without `nodeGroups` renders the
+/// implicit group md0 (`apps/kubernetes/templates/_helpers.tpl`,
+/// `kubernetes.nodeGroups`), whose MachineDeployment `kubernetes-<cluster>-
+/// md0` its own release owns, and this chart then fails
+/// (`_helpers.tpl`, `assertNoForeignPool`). Whether the parent has node
+/// groups is cluster state.
+pub fn nodes_md0(pool: &str, out: &mut Findings) {
+    if pool == "md0" {
+        out.add(
+            crate::rules::NODES_MD0,
+            FieldPath::parse("metadata.name"),
+            "the pool md0 collides with the implicit node group md0 of a parent Kubernetes that has no nodeGroups \
+             (its MachineDeployment is already managed by the parent's release, and this chart fails to render); \
+             this policy does not read the parent. Give the parent its own nodeGroups, or name the pool otherwise.",
+        );
+    }
+}
+
 /// The pool a KubernetesNodes application names (`<cluster>-<pool>`), as
 /// `_helpers.tpl`'s `kubernetes-nodes.groupName` makes it; the whole name
 /// when it does not read so (`nodes-name` denies that).

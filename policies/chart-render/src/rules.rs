@@ -392,6 +392,78 @@ pub const VM_DISK_REFERENCE: Rule = Rule {
     source: "`apps/vm-instance/templates/vm.yaml`",
 };
 
+/// `instance-type-name`.
+pub const INSTANCE_TYPE_NAME: Rule = Rule {
+    policy: POLICY,
+    id: "instance-type-name",
+    level: Level::Deny,
+    summary: "an `instanceType` or `instanceProfile` no cluster object can be named, so the chart's lookup always fails",
+    source: "`apps/vm-instance/templates/vm.yaml`, `apps/kubernetes/templates/cluster.yaml`, `apps/kubernetes-nodes/templates/nodegroup.yaml`; kube-apiserver's `ValidateObjectMeta`",
+};
+
+/// `vm-disk-not-checked`.
+pub const VM_DISK_NOT_CHECKED: Rule = Rule {
+    policy: POLICY,
+    id: "vm-disk-not-checked",
+    level: Level::Warn,
+    summary: "a VMInstance disk the chart looks up in the cluster, which this policy does not read",
+    source: "`apps/vm-instance/templates/vm.yaml`",
+};
+
+/// `external-needs-host`.
+pub const EXTERNAL_NEEDS_HOST: Rule = Rule {
+    policy: POLICY,
+    id: "external-needs-host",
+    level: Level::Warn,
+    summary: "NATS `external` with TLS, which fails in a tenant without a host (a tenant value this policy does not read)",
+    source: "`apps/nats/templates/certmanager.yaml`",
+};
+
+/// `nodes-md0`.
+pub const NODES_MD0: Rule = Rule {
+    policy: POLICY,
+    id: "nodes-md0",
+    level: Level::Warn,
+    summary: "a KubernetesNodes pool `md0`, which collides with the implicit md0 of a parent without node groups",
+    source: "`apps/kubernetes-nodes/templates/_helpers.tpl` (`assertNoForeignPool`), `apps/kubernetes/templates/_helpers.tpl` (implicit md0)",
+};
+
+/// `host-ingress-proxy-protocol`.
+pub const HOST_INGRESS_PROXY_PROTOCOL: Rule = Rule {
+    policy: POLICY,
+    id: "host-ingress-proxy-protocol",
+    level: Level::Warn,
+    summary: "per-app `proxyProtocol` on the Ingress of `tenant-root`, the platform's default host ingress",
+    source: "`extra/ingress/templates/nginx-ingress.yaml`; `core/platform/values.yaml` (`publishing.ingressName`)",
+};
+
+/// `seaweedfs-topology-change`.
+pub const SEAWEEDFS_TOPOLOGY_CHANGE: Rule = Rule {
+    policy: POLICY,
+    id: "seaweedfs-topology-change",
+    level: Level::Deny,
+    summary: "UPDATE of SeaweedFS `spec.topology`, which the chart refuses after the first deployment",
+    source: "`extra/seaweedfs/templates/seaweedfs.yaml` (79–93), `templates/cm.yaml`",
+};
+
+/// `vm-disk-kept`.
+pub const VM_DISK_KEPT: Rule = Rule {
+    policy: POLICY,
+    id: "vm-disk-kept",
+    level: Level::Warn,
+    summary: "UPDATE of a VMDisk's `source` or `storage`, which the chart keeps from the existing DataVolume",
+    source: "`apps/vm-disk/templates/dv.yaml` (1, 14–15)",
+};
+
+/// `volume-claim-template`.
+pub const VOLUME_CLAIM_TEMPLATE: Rule = Rule {
+    policy: POLICY,
+    id: "volume-claim-template",
+    level: Level::Deny,
+    summary: "UPDATE of a size or storage class the chart writes into a StatefulSet's volumeClaimTemplates, which the upgrade cannot change",
+    source: "`system/{harbor,nats,openbao,qdrant}` StatefulSets, `extra/seaweedfs/templates/seaweedfs.yaml` (246–310); kube-apiserver `ValidateStatefulSetUpdate`",
+};
+
 /// The catalogue.
 pub const RULES: Catalogue = Catalogue {
     policy: POLICY,
@@ -439,5 +511,13 @@ pub const RULES: Catalogue = Catalogue {
         OPENBAO_SIZE,
         INSTANCE_TYPE_NOT_SHIPPED,
         VM_DISK_REFERENCE,
+        INSTANCE_TYPE_NAME,
+        VM_DISK_NOT_CHECKED,
+        EXTERNAL_NEEDS_HOST,
+        NODES_MD0,
+        HOST_INGRESS_PROXY_PROTOCOL,
+        SEAWEEDFS_TOPOLOGY_CHANGE,
+        VM_DISK_KEPT,
+        VOLUME_CLAIM_TEMPLATE,
     ],
 };

@@ -1,8 +1,9 @@
 //! The preflight checks of `packages/extra/seaweedfs/templates/
 //! seaweedfs.yaml` (lines 1–75, v1.6.2): what each topology needs, and the
 //! storage pools' names and disk types. (The topology enum is
-//! values-schema's; the checks that compare with the deployed cluster
-//! need a cluster read.)
+//! values-schema's.) On UPDATE, the topology the release was deployed
+//! with (`templates/cm.yaml` records it in `<release>-deployed-topology`,
+//! which line 80 looks up) may not change (line 92).
 
 use shared::{Field, FieldError};
 
@@ -29,6 +30,30 @@ fn is_disk_type(text: &str) -> bool {
         && text
             .bytes()
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+}
+
+/// `seaweedfs.yaml` (79–93): the topology recorded at the first deployment
+/// is the stored object's (absent, the chart default); the chart refuses
+/// any other.
+pub fn topology_change(
+    old: &Field<'_>,
+    new: &Field<'_>,
+    out: &mut Findings,
+) -> Result<(), FieldError> {
+    let before = old.field("topology")?.string()?.unwrap_or(DEFAULT_TOPOLOGY);
+    let field = new.field("topology")?;
+    let after = field.string()?.unwrap_or(DEFAULT_TOPOLOGY);
+    if before != after {
+        out.add(
+            crate::rules::SEAWEEDFS_TOPOLOGY_CHANGE,
+            field.path(),
+            format!(
+                "Not allowed to switch between topologies after the first deployment: {before} (the chart records \
+                 the deployed topology and fails to render with {after}). Keep {before}, or create a new SeaweedFS."
+            ),
+        );
+    }
+    Ok(())
 }
 
 /// Every rule over a SeaweedFS spec.

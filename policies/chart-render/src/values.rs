@@ -15,6 +15,18 @@ pub fn truthy(value: Option<&Value>) -> bool {
     }
 }
 
+/// `x | default "" | toString`: what Go template truthiness calls empty
+/// (`false`, `0`, `""`, empty lists and maps, null, absent) is `""`, a
+/// string is itself, anything else its JSON text (`true`, `7`).
+pub fn default_empty_to_string(value: Option<&Value>) -> String {
+    match value {
+        _ if !truthy(value) => String::new(),
+        Some(Value::String(text)) => text.clone(),
+        Some(other) => other.to_string(),
+        None => String::new(),
+    }
+}
+
 /// `<parent>.<addon>.enabled`, `false` when absent (every addon's chart
 /// default); an error when it is not a boolean.
 pub fn enabled(parent: &Field<'_>, addon: &str) -> Result<bool, FieldError> {
@@ -75,6 +87,23 @@ mod tests {
             assert!(!truthy(Some(&value)), "{value}");
         }
         assert!(!truthy(None));
+    }
+
+    #[test]
+    fn default_empty_then_to_string() {
+        for (value, text) in [
+            (Value::from(false), ""),
+            (Value::from(0), ""),
+            (Value::from(0.0), ""),
+            (Value::Array(Vec::new()), ""),
+            (Value::Null, ""),
+            (Value::from("x"), "x"),
+            (Value::from(true), "true"),
+            (Value::from(7), "7"),
+        ] {
+            assert_eq!(default_empty_to_string(Some(&value)), text, "{value}");
+        }
+        assert_eq!(default_empty_to_string(None), "");
     }
 
     #[test]

@@ -148,8 +148,6 @@ mod tests {
             policy: "p",
             id,
             level,
-            summary: "s",
-            source: "x",
         }
     }
     const DENY: Rule = rule("deny", Level::Deny);

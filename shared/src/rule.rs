@@ -58,8 +58,12 @@ impl Level {
     }
 }
 
-/// One rule of one policy: its stable id, what it does and the source it
-/// follows.
+/// One rule of one policy: its stable id and what a finding of it does.
+///
+/// What the rule checks and the chart template or Go file it follows are
+/// the doc comment of the constant that declares it, and a row of its
+/// policy's README: a policy module carries every field of every rule it
+/// can report, so it holds no text it never shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Rule {
     /// The policy crate's name.
@@ -67,55 +71,59 @@ pub struct Rule {
     /// Kebab-case, stable across releases.
     pub id: &'static str,
     pub level: Level,
-    /// What the rule checks, in one line.
-    pub summary: &'static str,
-    /// The chart template or Go file the rule follows.
-    pub source: &'static str,
 }
 
 impl Rule {
     /// The rule for a request that is not an admission request the policy
     /// can read.
+    ///
+    /// The payload is not an admission request with the objects the operation needs.
+    ///
+    /// Source: Kubernetes `admission.k8s.io/v1` AdmissionReview.
     pub const fn malformed_request(policy: &'static str) -> Rule {
         Rule {
             policy,
             id: "malformed-request",
             level: Level::Deny,
-            summary: "the payload is not an admission request with the objects the operation needs",
-            source: "Kubernetes `admission.k8s.io/v1` AdmissionReview",
         }
     }
 
     /// The rule for a field of the wrong type.
+    ///
+    /// A field the policy reads has a type the charts cannot use.
+    ///
+    /// Source: the field's type in the chart's values or the Kubernetes API.
     pub const fn wrong_type(policy: &'static str) -> Rule {
         Rule {
             policy,
             id: "wrong-type",
             level: Level::Deny,
-            summary: "a field the policy reads has a type the charts cannot use",
-            source: "the field's type in the chart's values or the Kubernetes API",
         }
     }
 
     /// The rule for a required field that is absent.
+    ///
+    /// A field the policy needs is absent.
+    ///
+    /// Source: the Kubernetes API.
     pub const fn missing_field(policy: &'static str) -> Rule {
         Rule {
             policy,
             id: "missing-field",
             level: Level::Deny,
-            summary: "a field the policy needs is absent",
-            source: "the Kubernetes API",
         }
     }
 
     /// The rule of the warning that says how many warnings did not fit.
+    ///
+    /// More warnings than the API server passes on; says how many were left out.
+    ///
+    /// Source: `k8s.io/apiserver/pkg/endpoints/filters/warning.go`.
     pub const fn more_warnings(policy: &'static str) -> Rule {
         Rule {
             policy,
             id: "more-warnings",
             level: Level::Warn,
-            summary: "more warnings than the API server passes on; says how many were left out",
-            source: "`k8s.io/apiserver/pkg/endpoints/filters/warning.go`",
         }
     }
 
@@ -193,8 +201,6 @@ mod tests {
         policy: "p",
         id: "own",
         level: Level::Setting,
-        summary: "s",
-        source: "x",
     };
 
     #[test]

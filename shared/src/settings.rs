@@ -222,8 +222,6 @@ mod tests {
             policy: "p",
             id: "a-rule",
             level: Level::Setting,
-            summary: "s",
-            source: "x",
         };
         assert!(ids.contains(&rule));
         assert!(!RuleIds::default().contains(&rule));

@@ -331,8 +331,6 @@ mod tests {
         policy: "p",
         id: "some-rule",
         level: Level::Deny,
-        summary: "s",
-        source: "x",
     };
 
     #[test]

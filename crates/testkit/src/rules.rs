@@ -115,8 +115,6 @@ mod tests {
         policy: "p",
         id: "own-rule",
         level: Level::Deny,
-        summary: "s",
-        source: "x",
     };
     const CATALOGUE: Catalogue = Catalogue {
         policy: "p",

@@ -19,8 +19,6 @@
 
 use shared::{Field, FieldError, FieldPath, Findings, Value};
 
-use crate::values::truthy;
-
 /// One volume claim template as the chart renders it: where its size and
 /// class come from, and their values (`toString`, chart defaults applied).
 struct Claim {

@@ -5,21 +5,28 @@ use shared::{Catalogue, Level, Rule};
 const POLICY: &str = env!("CARGO_PKG_NAME");
 
 /// DELETE of a protected object.
+///
+/// DELETE of an object whose stored labels carry the protecting label with the value `"true"`.
+///
+/// Source: ValidatingAdmissionPolicy `cozystack-no-delete-guardrail`,
+/// `packages/core/platform/templates/deletion-protection.yaml`.
 pub const PROTECTED_DELETE: Rule = Rule {
     policy: POLICY,
     id: "protected-delete",
     level: Level::Deny,
-    summary: "DELETE of an object whose stored labels carry the protecting label with the value `\"true\"`",
-    source: "ValidatingAdmissionPolicy `cozystack-no-delete-guardrail`, `packages/core/platform/templates/deletion-protection.yaml`",
 };
 
 /// Lifting the protection outside the allowed groups.
+///
+/// UPDATE that removes the protecting label or changes its value, by a user outside
+/// `labelRemoval.allowedGroups` who is not a platform writer.
+///
+/// Source: `packages/core/installer/templates/cozy-system-labels.yaml` (the platform's own writer);
+/// the rest is this policy's.
 pub const PROTECTION_LIFTED: Rule = Rule {
     policy: POLICY,
     id: "protection-lifted",
     level: Level::OptIn,
-    summary: "UPDATE that removes the protecting label or changes its value, by a user outside `labelRemoval.allowedGroups` who is not a platform writer",
-    source: "`packages/core/installer/templates/cozy-system-labels.yaml` (the platform's own writer); the rest is this policy's",
 };
 
 /// The catalogue.

@@ -6,21 +6,28 @@ use shared::{Catalogue, Level, Rule};
 const POLICY: &str = env!("CARGO_PKG_NAME");
 
 /// A storage class set to null.
+///
+/// An UPDATE that sets a declared storage class field to null, which Helm drops with the chart
+/// default.
+///
+/// Source: `helm.sh/helm/v3/pkg/chartutil/coalesce.go`; cozystack-api
+/// `pkg/registry/apps/application/rest.go` passes nulls on.
 pub const NULL_STORAGE_CLASS: Rule = Rule {
     policy: POLICY,
     id: "null-storage-class",
     level: Level::Deny,
-    summary: "an UPDATE that sets a declared storage class field to null, which Helm drops with the chart default",
-    source: "`helm.sh/helm/v3/pkg/chartutil/coalesce.go`; cozystack-api `pkg/registry/apps/application/rest.go` passes nulls on",
 };
 
 /// The effective storage class changed.
+///
+/// An UPDATE that changes the effective storage class of a field the chart declares immutable.
+///
+/// Source: `packages/apps/<chart>/values.schema.json` (`x-kubernetes-validations` immutability) and
+/// the templates in the table above.
 pub const STORAGE_CLASS_CHANGED: Rule = Rule {
     policy: POLICY,
     id: "storage-class-changed",
     level: Level::Deny,
-    summary: "an UPDATE that changes the effective storage class of a field the chart declares immutable",
-    source: "`packages/apps/<chart>/values.schema.json` (`x-kubernetes-validations` immutability) and the templates in the table above",
 };
 
 /// The catalogue.

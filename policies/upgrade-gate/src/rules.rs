@@ -5,201 +5,273 @@ use shared::{Catalogue, Level, Rule};
 const POLICY: &str = env!("CARGO_PKG_NAME");
 
 /// The platform namespace without the ConfigMap the migration hook needs.
+///
+/// Namespace `cozy-system` without ConfigMap `cozystack-version`, so the 1.6 chart skips migrations
+/// 45-53.
+///
+/// Source: `packages/core/platform/templates/migration-hook.yaml` (`lookup` of the ConfigMap),
+/// `templates/cozystack-version.yaml`.
 pub const MIGRATION_VERSION_MISSING: Rule = Rule {
     policy: POLICY,
     id: "migration-version-missing",
     level: Level::Deny,
-    summary: "Namespace `cozy-system` without ConfigMap `cozystack-version`, so the 1.6 chart skips migrations 45-53",
-    source: "`packages/core/platform/templates/migration-hook.yaml` (`lookup` of the ConfigMap), `templates/cozystack-version.yaml`",
 };
 
 /// The ConfigMap could not be read.
+///
+/// A cluster read failed, so whether the migrations run was not checked.
+///
+/// Source: cluster lookups.
 pub const MIGRATION_VERSION_NOT_CHECKED: Rule = Rule {
     policy: POLICY,
     id: "migration-version-not-checked",
     level: Level::NotCheckedFails,
-    summary: "a cluster read failed, so whether the migrations run was not checked",
-    source: "cluster lookups",
 };
 
 /// A legacy EtcdCluster while migration 50's snapshot target is missing.
+///
+/// A legacy `etcdclusters.etcd.aenix.io` while the snapshot target migration 50 needs is missing.
+///
+/// Source: 1.6 release notes, pre-upgrade check 1;
+/// `packages/core/platform/images/migrations/migrations/50` (`resolve_platform_backup_args`).
 pub const ETCD_ADOPTION_TARGET: Rule = Rule {
     policy: POLICY,
     id: "etcd-adoption-target",
     level: Level::Deny,
-    summary: "a legacy `etcdclusters.etcd.aenix.io` while the snapshot target migration 50 needs is missing",
-    source: "1.6 release notes, pre-upgrade check 1; `packages/core/platform/images/migrations/migrations/50` (`resolve_platform_backup_args`)",
 };
 
 /// The etcd adoption lookups gave no answer.
+///
+/// A cluster read failed, so the snapshot target was not checked.
+///
+/// Source: cluster lookups.
 pub const ETCD_ADOPTION_NOT_CHECKED: Rule = Rule {
     policy: POLICY,
     id: "etcd-adoption-not-checked",
     level: Level::NotCheckedFails,
-    summary: "a cluster read failed, so the snapshot target was not checked",
-    source: "cluster lookups",
 };
 
 /// A SeaweedFS whose volumes make class S or class MIXED.
+///
+/// A SeaweedFS with release-named volumes (class S) or both naming generations (class MIXED), which
+/// the 1.6 chart refuses to render.
+///
+/// Source: 1.6 release notes, pre-upgrade check 2;
+/// `packages/extra/seaweedfs/templates/seaweedfs.yaml`,
+/// `packages/system/seaweedfs/templates/naming-guard.yaml`, `_naming.tpl`.
 pub const SEAWEEDFS_NAMING: Rule = Rule {
     policy: POLICY,
     id: "seaweedfs-naming",
     level: Level::Deny,
-    summary: "a SeaweedFS with release-named volumes (class S) or both naming generations (class MIXED), which the 1.6 chart refuses to render",
-    source: "1.6 release notes, pre-upgrade check 2; `packages/extra/seaweedfs/templates/seaweedfs.yaml`, `packages/system/seaweedfs/templates/naming-guard.yaml`, `_naming.tpl`",
 };
 
 /// A SeaweedFS whose `<name>-system` release lifts the name pin.
+///
+/// A SeaweedFS whose `<name>-system` HelmRelease sets `seaweedfs.fullnameOverride` other than
+/// `seaweedfs`, which the 1.6 chart refuses to render.
+///
+/// Source: `packages/system/seaweedfs/templates/naming-guard.yaml` (the pin check), `values.yaml`.
 pub const SEAWEEDFS_FULLNAME_OVERRIDE: Rule = Rule {
     policy: POLICY,
     id: "seaweedfs-fullname-override",
     level: Level::Deny,
-    summary: "a SeaweedFS whose `<name>-system` HelmRelease sets `seaweedfs.fullnameOverride` other than `seaweedfs`, which the 1.6 chart refuses to render",
-    source: "`packages/system/seaweedfs/templates/naming-guard.yaml` (the pin check), `values.yaml`",
 };
 
 /// A stored SeaweedFS whose filer database is gone.
+///
+/// A stored SeaweedFS (not `Client`) without `Cluster/seaweedfs-db` in its namespace: its filer
+/// metadata is lost, and migration 53 cannot recover it.
+///
+/// Source: `packages/core/platform/images/migrations/migrations/53`, `lib/seaweedfs-db-adopt.sh`.
 pub const SEAWEEDFS_DB_DELETED: Rule = Rule {
     policy: POLICY,
     id: "seaweedfs-db-deleted",
     level: Level::Deny,
-    summary: "a stored SeaweedFS (not `Client`) without `Cluster/seaweedfs-db` in its namespace: its filer metadata is lost, and migration 53 cannot recover it",
-    source: "`packages/core/platform/images/migrations/migrations/53`, `lib/seaweedfs-db-adopt.sh`",
 };
 
 /// The SeaweedFS lookups gave no answer.
+///
+/// A cluster read failed, so the SeaweedFS checks (naming class, name pin, filer database) were not
+/// made.
+///
+/// Source: cluster lookups.
 pub const SEAWEEDFS_NAMING_NOT_CHECKED: Rule = Rule {
     policy: POLICY,
     id: "seaweedfs-naming-not-checked",
     level: Level::NotCheckedFails,
-    summary: "a cluster read failed, so the SeaweedFS checks (naming class, name pin, filer database) were not made",
-    source: "cluster lookups",
 };
 
 /// A tenant whose rendered budget is below what its bounded sub-tenants render.
+///
+/// A tenant whose rendered `tenant-quota` is below, on any key, the sum its bounded sub-tenants
+/// render (`QuotaOvercommitted`), with the chart's ratios and decimal arithmetic.
+///
+/// Source: 1.6 release notes, hierarchical quotas; cozystack-controller
+/// `internal/controller/tenantquota/pool.go` (`Overcommitted`), `reconciler.go` (`snapshot`);
+/// `packages/apps/tenant/templates/quota.yaml`, cozy-lib `_resources.tpl`.
 pub const TENANT_QUOTA_OVERCOMMITTED: Rule = Rule {
     policy: POLICY,
     id: "tenant-quota-overcommitted",
     level: Level::Deny,
-    summary: "a tenant whose rendered `tenant-quota` is below, on any key, the sum its bounded sub-tenants render (`QuotaOvercommitted`), with the chart's ratios and decimal arithmetic",
-    source: "1.6 release notes, hierarchical quotas; cozystack-controller `internal/controller/tenantquota/pool.go` (`Overcommitted`), `reconciler.go` (`snapshot`); `packages/apps/tenant/templates/quota.yaml`, cozy-lib `_resources.tpl`",
 };
 
 /// A tenant declaring more than its parent has left.
+///
+/// A tenant whose `resourceQuotas` exceed its parent's remaining budget (the root being its own
+/// parent), which 1.6's declaration-time gate refuses.
+///
+/// Source: `pkg/registry/apps/application/quota.go` (`validateTenantResourceQuotas`,
+/// `parentPoolUsage`).
 pub const TENANT_QUOTA_EXCEEDS_PARENT: Rule = Rule {
     policy: POLICY,
     id: "tenant-quota-exceeds-parent",
     level: Level::Deny,
-    summary: "a tenant whose `resourceQuotas` exceed its parent's remaining budget (the root being its own parent), which 1.6's declaration-time gate refuses",
-    source: "`pkg/registry/apps/application/quota.go` (`validateTenantResourceQuotas`, `parentPoolUsage`)",
 };
 
 /// A sub-tenant that renders no quota under a bounded ancestor.
+///
+/// A sub-tenant that renders no `tenant-quota` (no `resourceQuotas`, or only `null`s) under a
+/// tenant with a budget, which 1.6 clamps to that budget.
+///
+/// Source: 1.6 release notes, hierarchical quotas; `internal/controller/tenantquota/pool.go`
+/// (`ComputePools`).
 pub const TENANT_QUOTA_UNBOUNDED: Rule = Rule {
     policy: POLICY,
     id: "tenant-quota-unbounded",
     level: Level::Setting,
-    summary: "a sub-tenant that renders no `tenant-quota` (no `resourceQuotas`, or only `null`s) under a tenant with a budget, which 1.6 clamps to that budget",
-    source: "1.6 release notes, hierarchical quotas; `internal/controller/tenantquota/pool.go` (`ComputePools`)",
 };
 
 /// A tenant whose quotas, or whose parent's, cozystack-api cannot decode.
+///
+/// A tenant whose `resourceQuotas`, or whose parent's, cozystack-api cannot decode as a map of
+/// quantities, so 1.6 refuses every write of it.
+///
+/// Source: `pkg/registry/apps/application/quota.go` (`parseDeclaredQuotas`,
+/// `parentTenantDeclaredQuotas`); k8s.io/apimachinery `Quantity.UnmarshalJSON`.
 pub const TENANT_QUOTA_UNDECODABLE: Rule = Rule {
     policy: POLICY,
     id: "tenant-quota-undecodable",
     level: Level::Deny,
-    summary: "a tenant whose `resourceQuotas`, or whose parent's, cozystack-api cannot decode as a map of quantities, so 1.6 refuses every write of it",
-    source: "`pkg/registry/apps/application/quota.go` (`parseDeclaredQuotas`, `parentTenantDeclaredQuotas`); k8s.io/apimachinery `Quantity.UnmarshalJSON`",
 };
 
 /// The tenant tree could not be read.
+///
+/// A cluster read failed, so the tenant quotas were not checked.
+///
+/// Source: cluster lookups.
 pub const TENANT_QUOTA_NOT_CHECKED: Rule = Rule {
     policy: POLICY,
     id: "tenant-quota-not-checked",
     level: Level::NotCheckedFails,
-    summary: "a cluster read failed, so the tenant quotas were not checked",
-    source: "cluster lookups",
 };
 
 /// A node-local LINSTOR class that 1.6 propagates into tenant clusters.
+///
+/// A LINSTOR StorageClass without `drbd` in its `layerList` whose `parameters` lack
+/// `allowRemoteVolumeAccess: "false"`.
+///
+/// Source: 1.6 release notes, pre-upgrade check 4;
+/// `packages/apps/kubernetes/templates/helmreleases/csi.yaml`.
 pub const LINSTOR_NODE_LOCAL_PROPAGATED: Rule = Rule {
     policy: POLICY,
     id: "linstor-node-local-propagated",
     level: Level::Warn,
-    summary: "a LINSTOR StorageClass without `drbd` in its `layerList` whose `parameters` lack `allowRemoteVolumeAccess: \"false\"`",
-    source: "1.6 release notes, pre-upgrade check 4; `packages/apps/kubernetes/templates/helmreleases/csi.yaml`",
 };
 
 /// `allowRemoteVolumeAccess` written as an annotation.
+///
+/// `linstor.csi.linbit.com/allowRemoteVolumeAccess` as an annotation, which 1.6 ignores.
+///
+/// Source: `packages/apps/kubernetes/templates/helmreleases/csi.yaml` (reads `.parameters`).
 pub const LINSTOR_ANNOTATION_IGNORED: Rule = Rule {
     policy: POLICY,
     id: "linstor-annotation-ignored",
     level: Level::Warn,
-    summary: "`linstor.csi.linbit.com/allowRemoteVolumeAccess` as an annotation, which 1.6 ignores",
-    source: "`packages/apps/kubernetes/templates/helmreleases/csi.yaml` (reads `.parameters`)",
 };
 
 /// Worker remediation turning on at the 1.6 default.
+///
+/// A Kubernetes cluster without `nodeHealthCheck.maxUnhealthy`, whose workers 1.6 remediates at
+/// `50%`.
+///
+/// Source: 1.6 release notes, Talos workers; `packages/apps/kubernetes/values.schema.json` at
+/// v1.5.4 and v1.6.2, v1.5.4 `templates/cluster.yaml`.
 pub const WORKER_REMEDIATION: Rule = Rule {
     policy: POLICY,
     id: "worker-remediation",
     level: Level::Warn,
-    summary: "a Kubernetes cluster without `nodeHealthCheck.maxUnhealthy`, whose workers 1.6 remediates at `50%`",
-    source: "1.6 release notes, Talos workers; `packages/apps/kubernetes/values.schema.json` at v1.5.4 and v1.6.2, v1.5.4 `templates/cluster.yaml`",
 };
 
 /// Node groups without md0, which 1.5 merged in and 1.6 does not.
+///
+/// A Kubernetes cluster with node groups but no `md0`, which 1.5 merges in and migration 47 pins.
+///
+/// Source: 1.6 release notes, Talos workers;
+/// `packages/core/platform/images/migrations/migrations/47`.
 pub const IMPLICIT_MD0: Rule = Rule {
     policy: POLICY,
     id: "implicit-md0",
     level: Level::Warn,
-    summary: "a Kubernetes cluster with node groups but no `md0`, which 1.5 merges in and migration 47 pins",
-    source: "1.6 release notes, Talos workers; `packages/core/platform/images/migrations/migrations/47`",
 };
 
 /// Worker disks on a class that cannot give them ReadWriteMany.
+///
+/// A Kubernetes cluster whose worker disks 1.6 puts on a missing StorageClass or a LINSTOR class
+/// without DRBD, which stalls the Talos rollover.
+///
+/// Source: 1.6 release notes, Talos workers; v1.6.2
+/// `packages/apps/kubernetes/templates/cluster.yaml` (worker DataVolume `storageClassName`).
 pub const WORKER_DISK_CLASS_REFUSED: Rule = Rule {
     policy: POLICY,
     id: "worker-disk-class-refused",
     level: Level::Deny,
-    summary: "a Kubernetes cluster whose worker disks 1.6 puts on a missing StorageClass or a LINSTOR class without DRBD, which stalls the Talos rollover",
-    source: "1.6 release notes, Talos workers; v1.6.2 `packages/apps/kubernetes/templates/cluster.yaml` (worker DataVolume `storageClassName`)",
 };
 
 /// Worker disks on a class the bundle cannot vouch for.
+///
+/// A Kubernetes cluster whose worker disks 1.6 puts on a class that is not LINSTOR's, whose
+/// ReadWriteMany comes from its CDI StorageProfile.
+///
+/// Source: v1.6.2 `packages/apps/kubernetes/templates/cluster.yaml`.
 pub const WORKER_DISK_CLASS_UNVERIFIED: Rule = Rule {
     policy: POLICY,
     id: "worker-disk-class-unverified",
     level: Level::Warn,
-    summary: "a Kubernetes cluster whose worker disks 1.6 puts on a class that is not LINSTOR's, whose ReadWriteMany comes from its CDI StorageProfile",
-    source: "v1.6.2 `packages/apps/kubernetes/templates/cluster.yaml`",
 };
 
 /// The StorageClasses could not be read.
+///
+/// A cluster read failed, so the worker disks' StorageClass was not checked.
+///
+/// Source: cluster lookups.
 pub const WORKER_DISK_NOT_CHECKED: Rule = Rule {
     policy: POLICY,
     id: "worker-disk-not-checked",
     level: Level::NotCheckedFails,
-    summary: "a cluster read failed, so the worker disks' StorageClass was not checked",
-    source: "cluster lookups",
 };
 
 /// Registry mirrors that 1.6's Talos workers no longer receive.
+///
+/// A Kubernetes cluster while `cozy-system/patch-containerd` exists: 1.6's Talos workers get no
+/// registry mirrors.
+///
+/// Source: 1.6 release notes, Talos workers; v1.5.4
+/// `packages/apps/kubernetes/templates/copy-patch-containerd.yaml`.
 pub const REGISTRY_MIRRORS: Rule = Rule {
     policy: POLICY,
     id: "registry-mirrors",
     level: Level::Warn,
-    summary: "a Kubernetes cluster while `cozy-system/patch-containerd` exists: 1.6's Talos workers get no registry mirrors",
-    source: "1.6 release notes, Talos workers; v1.5.4 `packages/apps/kubernetes/templates/copy-patch-containerd.yaml`",
 };
 
 /// The mirrors Secret could not be read.
+///
+/// A cluster read failed, so the registry mirrors were not checked.
+///
+/// Source: cluster lookups.
 pub const REGISTRY_MIRRORS_NOT_CHECKED: Rule = Rule {
     policy: POLICY,
     id: "registry-mirrors-not-checked",
     level: Level::NotCheckedFails,
-    summary: "a cluster read failed, so the registry mirrors were not checked",
-    source: "cluster lookups",
 };
 
 /// The catalogue.

@@ -6,93 +6,118 @@ use shared::{Catalogue, Level, Rule};
 const POLICY: &str = env!("CARGO_PKG_NAME");
 
 /// A Helm-managed KubeadmConfigTemplate without the keep pin.
+///
+/// A Helm-managed KubeadmConfigTemplate without `helm.sh/resource-policy: keep`.
+///
+/// Source: 1.6 release notes; v1.5.4 `packages/apps/kubernetes/templates/cluster.yaml`, migration
+/// 45.
 pub const KUBEADM_KEEP_PIN: Rule = Rule {
     policy: POLICY,
     id: "kubeadm-keep-pin",
     level: Level::Deny,
-    summary: "a Helm-managed KubeadmConfigTemplate without `helm.sh/resource-policy: keep`",
-    source: "1.6 release notes; v1.5.4 `packages/apps/kubernetes/templates/cluster.yaml`, migration 45",
 };
 
 /// The installer's namespace or version ConfigMap without the keep pin.
+///
+/// Namespace `cozy-system` or ConfigMap `cozystack-version` without `helm.sh/resource-policy:
+/// keep`.
+///
+/// Source: 1.6 release notes; `packages/core/platform/templates/cozystack-version.yaml`.
 pub const INSTALLER_KEEP_PIN: Rule = Rule {
     policy: POLICY,
     id: "installer-keep-pin",
     level: Level::Deny,
-    summary: "Namespace `cozy-system` or ConfigMap `cozystack-version` without `helm.sh/resource-policy: keep`",
-    source: "1.6 release notes; `packages/core/platform/templates/cozystack-version.yaml`",
 };
 
 /// `cozystack-version` without an integer migration version.
+///
+/// `cozystack-version` whose `data.version` is missing or not an integer.
+///
+/// Source: `packages/core/platform/templates/migration-hook.yaml`.
 pub const MIGRATION_VERSION: Rule = Rule {
     policy: POLICY,
     id: "migration-version",
     level: Level::Deny,
-    summary: "`cozystack-version` whose `data.version` is missing or not an integer",
-    source: "`packages/core/platform/templates/migration-hook.yaml`",
 };
 
 /// A migration version below the one the 1.6 upgrade starts from.
+///
+/// `cozystack-version` whose `data.version` is below `minimumVersion`.
+///
+/// Source: 1.6 release notes; `migrations.targetVersion` in `packages/core/platform/values.yaml`.
 pub const MIGRATION_VERSION_BELOW_MINIMUM: Rule = Rule {
     policy: POLICY,
     id: "migration-version-below-minimum",
     level: Level::Warn,
-    summary: "`cozystack-version` whose `data.version` is below `minimumVersion`",
-    source: "1.6 release notes; `migrations.targetVersion` in `packages/core/platform/values.yaml`",
 };
 
 /// Etcd backups turned on, which 1.6 removes.
+///
+/// An Etcd with `spec.backup.enabled: true`.
+///
+/// Source: `packages/extra/etcd/values.schema.json` at v1.5.4 and v1.6.2.
 pub const ETCD_BACKUP_ENABLED: Rule = Rule {
     policy: POLICY,
     id: "etcd-backup-enabled",
     level: Level::Deny,
-    summary: "an Etcd with `spec.backup.enabled: true`",
-    source: "`packages/extra/etcd/values.schema.json` at v1.5.4 and v1.6.2",
 };
 
 /// Another Etcd backup key off its default.
+///
+/// An Etcd `spec.backup` key off its v1.5.4 default, which 1.6 ignores.
+///
+/// Source: `packages/extra/etcd/values.schema.json` at v1.5.4 and v1.6.2.
 pub const ETCD_BACKUP_KEY_REMOVED: Rule = Rule {
     policy: POLICY,
     id: "etcd-backup-key-removed",
     level: Level::Warn,
-    summary: "an Etcd `spec.backup` key off its v1.5.4 default, which 1.6 ignores",
-    source: "`packages/extra/etcd/values.schema.json` at v1.5.4 and v1.6.2",
 };
 
 /// The migration escape hatch that adopts etcd without a snapshot.
+///
+/// Package `cozystack.cozystack-platform` with `migrations.etcdAdoptSkipBackup` set.
+///
+/// Source: `packages/core/platform/templates/migration-hook.yaml`, migration 50.
 pub const ETCD_ADOPT_SKIP_BACKUP: Rule = Rule {
     policy: POLICY,
     id: "etcd-adopt-skip-backup",
     level: Level::Deny,
-    summary: "Package `cozystack.cozystack-platform` with `migrations.etcdAdoptSkipBackup` set",
-    source: "`packages/core/platform/templates/migration-hook.yaml`, migration 50",
 };
 
 /// Legacy etcd backup resources migration 50 does not migrate.
+///
+/// An `etcdbackupschedules.etcd.aenix.io` or `etcdbackups.etcd.aenix.io`, whose backups stop after
+/// the 1.6 etcd adoption.
+///
+/// Source: `packages/core/platform/images/migrations/migrations/50`
+/// (`warn_orphaned_backup_schedules`).
 pub const ETCD_BACKUP_ORPHANED: Rule = Rule {
     policy: POLICY,
     id: "etcd-backup-orphaned",
     level: Level::Warn,
-    summary: "an `etcdbackupschedules.etcd.aenix.io` or `etcdbackups.etcd.aenix.io`, whose backups stop after the 1.6 etcd adoption",
-    source: "`packages/core/platform/images/migrations/migrations/50` (`warn_orphaned_backup_schedules`)",
 };
 
 /// A management node below Kubernetes 1.33.
+///
+/// A Node whose kubelet is below Kubernetes 1.33, which Cozystack needs on the management cluster
+/// since 1.5.0.
+///
+/// Source: 1.6 release notes, pre-upgrade check 6.
 pub const MANAGEMENT_KUBERNETES_VERSION: Rule = Rule {
     policy: POLICY,
     id: "management-kubernetes-version",
     level: Level::Deny,
-    summary: "a Node whose kubelet is below Kubernetes 1.33, which Cozystack needs on the management cluster since 1.5.0",
-    source: "1.6 release notes, pre-upgrade check 6",
 };
 
 /// Kubernetes v1.30, which 1.6 removes.
+///
+/// A Kubernetes application at `spec.version: v1.30`, under `cozystackVersion: v1.5.4`.
+///
+/// Source: `packages/apps/kubernetes/values.schema.json`, migration 46.
 pub const KUBERNETES_V1_30: Rule = Rule {
     policy: POLICY,
     id: "kubernetes-v1-30",
     level: Level::Warn,
-    summary: "a Kubernetes application at `spec.version: v1.30`, under `cozystackVersion: v1.5.4`",
-    source: "`packages/apps/kubernetes/values.schema.json`, migration 46",
 };
 
 /// The catalogue.

@@ -5,57 +5,77 @@ use shared::{Catalogue, Level, Rule};
 const POLICY: &str = env!("CARGO_PKG_NAME");
 
 /// A value the chart's schema rejects.
+///
+/// A value the chart's `values.schema.json` rejects, as Helm validates it (defaults coalesced,
+/// nulls deleting keys, draft 2020-12).
+///
+/// Source: `packages/{apps,extra}/<chart>/values.schema.json` of the selected release; Helm
+/// `pkg/chartutil/jsonschema.go`, `coalesce.go`.
 pub const SCHEMA_VIOLATION: Rule = Rule {
     policy: POLICY,
     id: "schema-violation",
     level: Level::Deny,
-    summary: "a value the chart's `values.schema.json` rejects, as Helm validates it (defaults coalesced, nulls deleting keys, draft 2020-12)",
-    source: "`packages/{apps,extra}/<chart>/values.schema.json` of the selected release; Helm `pkg/chartutil/jsonschema.go`, `coalesce.go`",
 };
 
 /// A `null` the chart's templates fail on.
+///
+/// A `null` on a key the chart defaults, which Helm deletes with its default, where a template then
+/// fails (found by rendering every chart with Helm).
+///
+/// Source: Helm v4.1.1 `pkg/chart/common/util/coalesce.go` (a null deletes the key); the templates
+/// named in `schemas/<version>/nulls.json`.
 pub const NULL_FAILS_RENDER: Rule = Rule {
     policy: POLICY,
     id: "null-fails-render",
     level: Level::Deny,
-    summary: "a `null` on a key the chart defaults, which Helm deletes with its default, where a template then fails (found by rendering every chart with Helm)",
-    source: "Helm v4.1.1 `pkg/chart/common/util/coalesce.go` (a null deletes the key); the templates named in `schemas/<version>/nulls.json`",
 };
 
 /// A count too large for Helm to render.
+///
+/// A count the chart renders one item per unit of (replicas) above 1000, where Helm runs out of
+/// memory or time.
+///
+/// Source: the loops named in `src/bounds.rs`, found by rendering every integer field with Helm
+/// (the oracle).
 pub const RENDER_BOUND: Rule = Rule {
     policy: POLICY,
     id: "render-bound",
     level: Level::Deny,
-    summary: "a count the chart renders one item per unit of (replicas) above 1000, where Helm runs out of memory or time",
-    source: "the loops named in `src/bounds.rs`, found by rendering every integer field with Helm (the oracle)",
 };
 
 /// A key an addon's chart refuses.
+///
+/// A key of a Kubernetes addon's `valuesOverride` that the addon's own chart (cert-manager) refuses
+/// (`additionalProperties: false`), which fails the addon's release.
+///
+/// Source: `apps/kubernetes/templates/helmreleases/cert-manager.yaml`;
+/// `system/cert-manager/charts/cert-manager/values.schema.json` of v1.6.2.
 pub const ADDON_SCHEMA: Rule = Rule {
     policy: POLICY,
     id: "addon-schema",
     level: Level::Deny,
-    summary: "a key of a Kubernetes addon's `valuesOverride` that the addon's own chart (cert-manager) refuses (`additionalProperties: false`), which fails the addon's release",
-    source: "`apps/kubernetes/templates/helmreleases/cert-manager.yaml`; `system/cert-manager/charts/cert-manager/values.schema.json` of v1.6.2",
 };
 
 /// A key the chart does not declare.
+///
+/// A key the chart's schema does not declare, which Helm ignores.
+///
+/// Source: `packages/{apps,extra}/<chart>/values.schema.json` of the selected release.
 pub const UNDECLARED_KEY: Rule = Rule {
     policy: POLICY,
     id: "undeclared-key",
     level: Level::Setting,
-    summary: "a key the chart's schema does not declare, which Helm ignores",
-    source: "`packages/{apps,extra}/<chart>/values.schema.json` of the selected release",
 };
 
 /// The spec could not be checked.
+///
+/// No schema is known for the kind or the setting `cozystackVersion`, so the spec was not checked.
+///
+/// Source: the ApplicationDefinitions of the selected release.
 pub const SPEC_NOT_CHECKED: Rule = Rule {
     policy: POLICY,
     id: "spec-not-checked",
     level: Level::NotCheckedWarns,
-    summary: "no schema is known for the kind or the setting `cozystackVersion`, so the spec was not checked",
-    source: "the ApplicationDefinitions of the selected release",
 };
 
 /// The catalogue.

@@ -25,7 +25,7 @@ missed:
   - kinds: [VMInstance]
     where: vm-instance/templates/vm.yaml:80
     message: "Specified disk not exists in cluster: (?P<value>.*)"
-    warns: {rule: chart-render/vm-disk-not-checked, field: [disks, "*", name]}
+    warns: {rule: chart-render/vm-disk-unverified, field: [disks, "*", name]}
     reason: cluster state
 """
 
@@ -53,7 +53,7 @@ class Missed(unittest.TestCase):
     def test_a_value_named_by_helm_must_be_named_by_the_warning(self):
         found = exceptions(LOOKUP)
         failed = Outcome("template", "vm-instance/templates/vm.yaml:80", "Specified disk not exists in cluster: data")
-        rule = "chart-render/vm-disk-not-checked"
+        rule = "chart-render/vm-disk-unverified"
         self.assertTrue(found.excuse_missed("VMInstance", "v1.6.2", "default", failed, [warning(rule, "spec.disks[1].name", 'disk "data"')]))
         self.assertFalse(found.excuse_missed("VMInstance", "v1.6.2", "default", failed, [warning(rule, "spec.disks[0].name", 'disk "root"')]))
 

@@ -282,7 +282,7 @@ fn vm_instance_disks(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldEr
             );
         } else {
             out.add(
-                crate::rules::VM_DISK_NOT_CHECKED,
+                crate::rules::VM_DISK_UNVERIFIED,
                 name.path(),
                 format!(
                     "the chart looks up the VMDisk {text:?} (DataVolume vm-disk-{text} of this namespace) and fails \

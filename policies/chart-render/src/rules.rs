@@ -510,14 +510,14 @@ pub const INSTANCE_TYPE_NAME: Rule = Rule {
     level: Level::Deny,
 };
 
-/// `vm-disk-not-checked`.
+/// `vm-disk-unverified`.
 ///
 /// A VMInstance disk the chart looks up in the cluster, which this policy does not read.
 ///
 /// Source: `apps/vm-instance/templates/vm.yaml`.
-pub const VM_DISK_NOT_CHECKED: Rule = Rule {
+pub const VM_DISK_UNVERIFIED: Rule = Rule {
     policy: POLICY,
-    id: "vm-disk-not-checked",
+    id: "vm-disk-unverified",
     level: Level::Warn,
 };
 
@@ -642,7 +642,7 @@ pub const RULES: Catalogue = Catalogue {
         INSTANCE_TYPE_NOT_SHIPPED,
         VM_DISK_REFERENCE,
         INSTANCE_TYPE_NAME,
-        VM_DISK_NOT_CHECKED,
+        VM_DISK_UNVERIFIED,
         EXTERNAL_NEEDS_HOST,
         NODES_MD0,
         HOST_INGRESS_PROXY_PROTOCOL,

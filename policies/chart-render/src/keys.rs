@@ -76,17 +76,7 @@ fn monitoring_storages(spec: &Field<'_>, out: &mut Findings) -> Result<(), Field
             if list == "metricsStorages" {
                 objects.push(("WorkloadMonitor", format!("vmalert-{name}")));
             }
-            let before = out.iter().count();
             names(&field, &objects, out);
-            if out.iter().count() == before {
-                label(
-                    &field,
-                    name,
-                    "app.kubernetes.io/instance",
-                    "WorkloadMonitors",
-                    out,
-                );
-            }
         }
     }
     Ok(())

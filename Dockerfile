@@ -16,12 +16,12 @@ RUN apt-get update \
  && rustup target add wasm32-wasip1
 WORKDIR /src
 COPY . .
-# Stage one: the modules, annotated by the CLI built without any; stage two:
-# the CLI again, with them embedded. Paths are remapped as in the release so
+# Stage one: the modules, annotated by `xtask dist` (our host); stage two:
+# the CLI, with them embedded. Paths are remapped as in the release so
 # the modules match the published ones byte for byte.
 RUN CARGO_ENCODED_RUSTFLAGS="--remap-path-prefix=/usr/local/cargo=/cargo" tools/build-modules target \
- && cargo build --locked --release --workspace --bin cozystack-policies \
- && target/release/cozystack-policies dist --wasm-dir target/wasm32-wasip1/policy-opt --out dist \
+ && cargo build --locked --release --workspace --bin xtask \
+ && target/release/xtask dist --wasm-dir target/wasm32-wasip1/policy-opt --out dist \
  && COZYSTACK_POLICIES_DIST=/src/dist cargo install --locked --path cli --root /out \
  && /out/bin/cozystack-policies --version
 

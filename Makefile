@@ -24,7 +24,10 @@ CARGO_FLAGS := --locked
 # Every host-side cargo command selects the whole workspace, so features
 # resolve the same way each time and wasmtime is built once per run.
 HOST        := --release --workspace
+# The users' CLI, and the team's tasks (`cargo xtask`, xtask/): annotating
+# dist/, the benchmarks, the generated chart and ArtifactHub files.
 CLI         := target/release/cozystack-policies
+XTASK       := target/release/xtask
 # The modules tools/build-modules leaves: cargo's, through wasm-opt.
 OPT_DIR     := target/$(TARGET)/policy-opt
 STAGE       := tools/stage
@@ -73,18 +76,19 @@ setup:
 	@rustup component list --installed | grep -q '^rustfmt' || rustup component add rustfmt
 	@tools/install-kubewarden
 
+## Both programs in one build, which shares every crate between them.
 cli: setup
-	$(LINT_ENV) $(CARGO) build $(CARGO_FLAGS) $(HOST) --bin cozystack-policies
+	$(LINT_ENV) $(CARGO) build $(CARGO_FLAGS) $(HOST) --bin cozystack-policies --bin xtask
 
 ## One annotated module per policy in dist/: cargo's artifacts, through
-## wasm-opt, then annotated as kwctl annotates. The modules build beside the
-## CLI: each ends in a long single-threaded link (fat LTO), which leaves the
-## other core to the CLI's build.
+## wasm-opt, then annotated as kwctl annotates (`xtask dist`). The modules
+## build beside the programs: each ends in a long single-threaded link (fat
+## LTO), which leaves the other core to the programs' build.
 dist: setup
 	CARGO_ENCODED_RUSTFLAGS="$(REMAP)" tools/build-modules target & modules=$$!; \
 	  $(MAKE) --no-print-directory cli; cli=$$?; \
 	  wait $$modules && exit $$cli
-	$(CLI) dist --wasm-dir $(OPT_DIR) --out dist
+	$(XTASK) dist --wasm-dir $(OPT_DIR) --out dist
 
 ## The floor modules the benchmarks compare against (bench/), built as the
 ## policies are, into $(OPT_DIR).
@@ -104,7 +108,7 @@ lint: setup
 ifeq ($(LINT_WHILE_BUILDING),)
 	# --all-targets leaves out test targets that `cargo test` skips (test = false).
 	$(CARGO) clippy $(CARGO_FLAGS) $(HOST) --all-targets \
-	  --test kwctl --test policy_server --test soak --test chart -- -D warnings
+	  --test kwctl --test policy_server --test soak --test chart --test standalone -- -D warnings
 else
 	@echo "host crates: clippy lints them as the stages below build them (LINT_WHILE_BUILDING)"
 endif
@@ -187,14 +191,14 @@ test: setup
 	@$(STAGE) --summary
 
 bench: dist floors
-	$(CLI) bench
+	$(XTASK) bench
 
 bench-cold: dist floors
-	$(CLI) bench --cold --rounds 1000
+	$(XTASK) bench --cold --rounds 1000
 
 bench-server: dist floors
 	@tools/need hey hey
-	$(CLI) bench-server
+	$(XTASK) bench-server
 
 ## Sizes and benchmark ratios under several release profiles
 ## (docs/performance.md).
@@ -227,7 +231,7 @@ sbom: dist
 reproducible: dist
 	release/reproducible.sh
 
-## The Helm chart (charts/cozystack-policies): `chart` rewrites the files
+## The Helm chart (charts/cozystack-policies): `xtask chart` rewrites the files
 ## that follow from the policies (files/policies.yaml from each metadata.yml,
 ## values.schema.json from each settings type) and renders deploy/ from the
 ## chart; the tests fail until the result is committed. `chart-check` lints
@@ -240,7 +244,7 @@ reproducible: dist
 CHART_ARCHIVE = target/chart/cozystack-policies-$(shell sed -n 's/^version: //p' charts/cozystack-policies/Chart.yaml).tgz
 
 chart: cli
-	$(CLI) chart
+	$(XTASK) chart
 	@tools/helm-venv
 	target/helm-venv/bin/python tools/helm-chart deploy
 
@@ -257,7 +261,7 @@ chart-package:
 
 ## Rewrites artifacthub/ from the policies' metadata and READMEs.
 artifacthub: cli
-	$(CLI) artifacthub
+	$(XTASK) artifacthub
 
 ## The HTML report in headless Chromium (e2e/browser/report.sh): the page
 ## `report --format html` writes must render its totals and filter its rows;
@@ -323,7 +327,7 @@ oracle: dist
 	tools/oracle test
 	tools/oracle suite --seed $(ORACLE_SEED) --per-kind $(ORACLE_PER_KIND)
 	tools/oracle coverage --write
-	$(CLI) artifacthub
+	$(XTASK) artifacthub
 
 ## Values generated from the templates' conditions for the fail/required sites
 ## the last `make oracle` did not reach (oracle/probes/sites.yaml, which the

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 # The same path remapping as `make dist`, so the chosen row matches dist/.
 export CARGO_ENCODED_RUSTFLAGS="--remap-path-prefix=${CARGO_HOME:-$HOME/.cargo}=/cargo"
 rounds=${1:-2000}
-cli=target/release/cozystack-policies
+xtask=target/release/xtask
 policies=$(cargo run --locked --quiet -p cozystack-layout --bin policies | cut -f1)
 
 # Each variant: the policies' opt-level, shared/'s opt-level (a per-package
@@ -29,8 +29,8 @@ for variant in "s 3 true 1" "s s true 1" "3 3 true 1" "z 3 true 1" "z z true 1" 
       ${features:+--features "$features"} --lib --crate-type cdylib
   done
   tools/optimize-modules "$dir/wasm32-wasip1/policy" "$dir/wasm32-wasip1/policy-opt"
-  $cli dist --wasm-dir "$dir/wasm32-wasip1/policy-opt" --out "$dir/dist" >/dev/null
-  table=$($cli bench --rounds "$rounds" --dist "$dir/dist" --floor "$dir/wasm32-wasip1/policy-opt/floor_policy.wasm")
+  $xtask dist --wasm-dir "$dir/wasm32-wasip1/policy-opt" --out "$dir/dist" >/dev/null
+  table=$($xtask bench --rounds "$rounds" --dist "$dir/dist" --floor "$dir/wasm32-wasip1/policy-opt/floor_policy.wasm")
   printf '%-34s' "$name"
   for p in $policies; do
     printf ' %24s' "$(awk -v p="$p" '$1 == p { printf "%s %s", $2, $5 }' <<<"$table")"

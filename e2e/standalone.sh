@@ -5,7 +5,9 @@
 # does. The install reuses the workspace's target directory, so only the
 # CLI itself is compiled again. First, the binary built without modules
 # must say so when it finds no clone. Then the installed binary checks a
-# directory, standard input and a git revision diff (standalone_check.py).
+# directory, standard input and a git revision diff in every format
+# (e2e/tests/standalone.rs, which runs it with nothing of this machine's
+# user).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 scratch=$(mktemp -d)
@@ -27,14 +29,16 @@ echo "ok: without embedded modules and outside a clone, exit 2 saying so"
 COZYSTACK_POLICIES_DIST="$root/dist" CARGO_TARGET_DIR="$root/target" \
   cargo install --quiet --locked --path "$root/cli" --root "$scratch/install"
 cli=$scratch/install/bin/cozystack-policies
-# From here on nothing of this machine's user: no home, no cache.
-export HOME=$scratch/home XDG_CACHE_HOME=$scratch/cache
-mkdir -p "$HOME" "$XDG_CACHE_HOME"
 
 # A directory, standard input and a git revision diff, in every format,
 # each finding at the file:line:col the fixture puts it, exit codes by
-# --fail-on.
-python3 "$root/e2e/standalone_check.py" "$cli"
+# --fail-on; the test gives the binary a home and a cache of its own.
+(cd "$root" && COZYSTACK_POLICIES_STANDALONE=$cli \
+  cargo test --quiet --locked --release --workspace --test standalone -- --nocapture)
+
+# From here on nothing of this machine's user: no home, no cache.
+export HOME=$scratch/home XDG_CACHE_HOME=$scratch/cache
+mkdir -p "$HOME" "$XDG_CACHE_HOME"
 
 work=$scratch/work
 mkdir "$work"

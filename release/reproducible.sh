@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo_home=${CARGO_HOME:-$HOME/.cargo}
 export CARGO_ENCODED_RUSTFLAGS="--remap-path-prefix=$cargo_home=/cargo"
-cli=target/release/cozystack-policies
+xtask=target/release/xtask
 policies=$(cargo run --locked --quiet -p cozystack-layout --bin policies | cut -f1)
 for p in $policies; do
   [ -f "dist/$p.wasm" ] || { echo "dist/$p.wasm is missing: run make reproducible, which builds dist/ first" >&2; exit 1; }
@@ -32,7 +32,7 @@ git ls-files -z --cached --others --exclude-standard | xargs -0 cp --parents -t 
 
 started=$SECONDS
 (cd "$src" && tools/build-modules "$rebuilt")
-"$cli" dist --wasm-dir "$rebuilt/wasm32-wasip1/policy-opt" --out "$rebuilt/dist" >/dev/null
+"$xtask" dist --wasm-dir "$rebuilt/wasm32-wasip1/policy-opt" --out "$rebuilt/dist" >/dev/null
 echo "built $src into $rebuilt in $((SECONDS - started)) s"
 rm -rf "$src"
 

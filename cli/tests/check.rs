@@ -799,59 +799,6 @@ fn the_compile_cache_opt_out_writes_nothing_and_judges_the_same() {
     std::fs::remove_dir_all(&reference).unwrap();
 }
 
-/// `run`, kwctl's command, on a no-delete case with `XDG_CACHE_HOME` at
-/// `cache`: its exit code and the AdmissionResponse it prints.
-fn run_cached(cache: &Path, files: &Path, extra: &[&str]) -> (Option<i32>, String) {
-    let request = files.join("request.json");
-    let settings = files.join("settings.json");
-    let mut args = vec![
-        "run",
-        "--request-path",
-        request.to_str().unwrap(),
-        "--settings-path",
-        settings.to_str().unwrap(),
-    ];
-    args.extend(extra);
-    args.push("dist/no-delete.wasm");
-    let output = command(&args)
-        .env("XDG_CACHE_HOME", cache)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    (output.status.code(), stdout)
-}
-
-#[test]
-fn run_keeps_compiled_modules_as_kwctl_does_unless_told_not_to() {
-    let home = scratch("run-cache");
-    let files = home.join("case");
-    let split = cli(&[
-        "case-files",
-        "policies/no-delete/tests/cases/delete-custom-label-key.yaml",
-        files.to_str().unwrap(),
-    ]);
-    assert!(split.status.success(), "{split:?}");
-
-    let uncached = home.join("uncached");
-    let (code, fresh) = run_cached(&uncached, &files, &["--disable-wasmtime-cache"]);
-    assert_eq!(code, Some(0));
-    assert!(fresh.contains("\"allowed\":false"), "{fresh}");
-    assert!(!uncached.exists(), "--disable-wasmtime-cache wrote a cache");
-
-    let cached = home.join("cached");
-    let (_, first) = run_cached(&cached, &files, &[]);
-    let stored = compiled(&cached.join("cozystack-policies/compiled"));
-    assert_eq!(stored.len(), 1, "one compiled module: {stored:?}");
-    let (_, second) = run_cached(&cached, &files, &[]);
-    assert_eq!(first, fresh);
-    assert_eq!(second, fresh);
-    assert!(
-        compiled(&cached.join("cozystack-policies/compiled")) == stored,
-        "the second run compiled the module again"
-    );
-    std::fs::remove_dir_all(&home).unwrap();
-}
-
 #[test]
 fn an_unusable_cache_is_a_warning_and_the_check_goes_on() {
     let dir = scratch("unusable-cache");

@@ -17,7 +17,7 @@ pub fn cases() -> Result<Vec<HostileCase>, String> {
             .join("policies")
             .join(&policy)
             .join("tests/cases");
-        all.extend(testkit::hostile::cases(&policy, &dir).map_err(|e| e.to_string())?);
+        all.extend(testkit::hostile::cases(&policy, &dir).map_err(|e| e.with_causes())?);
     }
     Ok(all)
 }

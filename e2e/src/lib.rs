@@ -84,7 +84,7 @@ pub fn cases() -> Result<Vec<PolicyCase>, String> {
     for policy in layout::policies(&root()).map_err(|e| e.to_string())? {
         let dir = policy.cases_dir();
         for file in case_files(&dir).map_err(|e| format!("{}: {e}", dir.display()))? {
-            let case = Case::load(&file).map_err(|e| e.to_string())?;
+            let case = Case::load(&file).map_err(|e| e.with_causes())?;
             let name = file
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())

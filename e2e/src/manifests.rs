@@ -28,7 +28,7 @@ pub use kubewarden_policy_sdk::crd::policies::cluster_admission_policy::ClusterA
 /// Kubewarden's PolicyServer (`policies.kubewarden.io/v1`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct PolicyServer {
+pub struct PolicyServerResource {
     pub api_version: String,
     pub kind: String,
     pub metadata: ObjectMeta,
@@ -136,7 +136,7 @@ pub struct CiliumPort {
 /// Every object the chart may render.
 #[derive(Debug, Clone)]
 pub enum Object {
-    PolicyServer(Box<PolicyServer>),
+    PolicyServer(Box<PolicyServerResource>),
     ClusterAdmissionPolicy(Box<ClusterAdmissionPolicy>),
     ServiceAccount(ServiceAccount),
     ClusterRole(ClusterRole),

@@ -14,13 +14,13 @@ pub const MAX_GROWTH_PERCENT: u64 = 10;
 /// audit annotations are left out, as monitor mode and the server's own
 /// annotations are not the policy's verdict.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Verdict {
+pub struct Decision {
     pub allowed: bool,
     pub code: Option<u16>,
     pub message: Option<String>,
 }
 
-impl From<&AdmissionResponse> for Verdict {
+impl From<&AdmissionResponse> for Decision {
     fn from(response: &AdmissionResponse) -> Self {
         Self {
             allowed: response.allowed,

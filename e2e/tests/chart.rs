@@ -59,7 +59,7 @@ use host::policy_server::{PolicyMode, PolicyServer, ServerConfig, admission_revi
 use kubewarden_policy_sdk::crd::policies::common::PolicyMode as CrdMode;
 use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::{Value, json};
-use testkit::case::{Outcome, Runner};
+use testkit::case::{ExpectedResult, Runner};
 use wasm_meta::Metadata;
 
 const CHART: &str = "charts/cozystack-policies";
@@ -177,10 +177,10 @@ fn settings_with_a_failing_case(policy: &str) -> Result<Value, String> {
     let mut fallback = json!({});
     for case in e2e::cases()?.into_iter().filter(|c| c.policy == policy) {
         let expect = case.case.expectation(Runner::PolicyServer);
-        if expect.result == Outcome::Fail && case.settings() != json!({}) {
+        if expect.result == ExpectedResult::Fail && case.settings() != json!({}) {
             return Ok(case.settings());
         }
-        if expect.result != Outcome::InvalidSettings && fallback == json!({}) {
+        if expect.result != ExpectedResult::InvalidSettings && fallback == json!({}) {
             fallback = case.settings();
         }
     }
@@ -751,7 +751,7 @@ fn policies_follow_metadata(
         let [manifest] = found.as_slice() else {
             problems.push(format!(
                 "{policy}: {} manifests; add charts/cozystack-policies/templates/policies/{policy}.yaml \
-                 (`cozystack-policies scaffold-deploy {policy}` prints its spec)",
+                 (`cargo xtask scaffold-deploy {policy}` prints its spec)",
                 found.len()
             ));
             continue;
@@ -1664,7 +1664,7 @@ fn accepts_every_accepted_case(helm: &Helm) -> Result<(), Failed> {
     let mut seen = BTreeSet::new();
     let mut requests = Vec::new();
     for case in e2e::cases()? {
-        if case.case.expectation(Runner::PolicyServer).result == Outcome::InvalidSettings {
+        if case.case.expectation(Runner::PolicyServer).result == ExpectedResult::InvalidSettings {
             continue;
         }
         if seen.insert((case.policy.clone(), case.settings().to_string())) {
@@ -1699,7 +1699,9 @@ fn accepts_every_accepted_case(helm: &Helm) -> Result<(), Failed> {
 fn refuses_invalid_settings(helm: &Helm) -> Result<(), Failed> {
     let cases: Vec<_> = e2e::cases()?
         .into_iter()
-        .filter(|c| c.case.expectation(Runner::PolicyServer).result == Outcome::InvalidSettings)
+        .filter(|c| {
+            c.case.expectation(Runner::PolicyServer).result == ExpectedResult::InvalidSettings
+        })
         .collect();
     let requests: Vec<Render> = cases
         .iter()
@@ -2196,7 +2198,7 @@ fn policy_server_serves(rendering: &Rendering) -> Result<(), Failed> {
             continue;
         };
         let expect = case.case.expectation(Runner::PolicyServer);
-        if expect.result != Outcome::Fail || !e2e::runs_with(&case, &entry.settings) {
+        if expect.result != ExpectedResult::Fail || !e2e::runs_with(&case, &entry.settings) {
             continue;
         }
         let review = admission_review(&case.case.request);

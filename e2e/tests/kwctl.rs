@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 use admission::AdmissionResponse;
 use e2e::PolicyCase;
 use libtest_mimic::{Arguments, Failed, Trial};
-use testkit::case::{Outcome, Runner, SettingsAnswer, judge, judge_exit, judge_settings};
+use testkit::case::{ExpectedResult, Runner, SettingsAnswer, judge, judge_exit, judge_settings};
 use testkit::hostile::HostileCase;
 use testkit::rules::KnownRules;
 use wasm_meta::Metadata;
@@ -206,7 +206,7 @@ fn run_case(kwctl: &Path, facts: &PolicyFacts, case: &PolicyCase) -> Result<(), 
     )?;
     let expect = case.case.expectation(Runner::Kwctl);
     let response = match ran {
-        Ran::Exit { stdout, stderr, .. } if expect.result == Outcome::InvalidSettings => {
+        Ran::Exit { stdout, stderr, .. } if expect.result == ExpectedResult::InvalidSettings => {
             judge_settings(
                 expect,
                 &SettingsAnswer::Refused(format!("{stdout}{stderr}")),

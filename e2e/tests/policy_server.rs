@@ -28,7 +28,7 @@ use host::policy_server::{
 };
 use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::Value;
-use testkit::case::{Expectation, Outcome, Runner, judge, judge_refusal};
+use testkit::case::{Expectation, ExpectedResult, Runner, judge, judge_refusal};
 use testkit::hostile::HostileCase;
 use testkit::rules::KnownRules;
 use wasm_meta::Metadata;
@@ -69,7 +69,7 @@ fn settings_key(settings: &Value) -> String {
 }
 
 fn is_refused_at_start_up(case: &PolicyCase) -> bool {
-    case.case.expectation(Runner::PolicyServer).result == Outcome::InvalidSettings
+    case.case.expectation(Runner::PolicyServer).result == ExpectedResult::InvalidSettings
 }
 
 fn trials() -> Result<Vec<Trial>, String> {
@@ -370,7 +370,7 @@ fn monitor_only_logs(suite: &Suite, cases: &[PolicyCase], policy: &str) -> Resul
     let (shipped, matching) = with_shipped_settings(suite, cases, policy)?;
     let rejected: Vec<&&PolicyCase> = matching
         .iter()
-        .filter(|c| c.case.expectation(Runner::PolicyServer).result == Outcome::Fail)
+        .filter(|c| c.case.expectation(Runner::PolicyServer).result == ExpectedResult::Fail)
         .collect();
     if rejected.is_empty() {
         return Err(format!("no `fail` case of {policy} runs with the shipped settings").into());

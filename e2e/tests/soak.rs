@@ -12,7 +12,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use e2e::soak::{Sample, Verdict, check_growth, per_second, reference, table};
+use e2e::soak::{Decision, Sample, check_growth, per_second, reference, table};
 use host::policy_server::{PolicyMode, PolicyServer, ServerConfig, admission_review};
 
 /// Concurrent clients: enough to keep every worker of a small machine busy.
@@ -29,7 +29,7 @@ struct Work {
     policy_id: String,
     body: Vec<u8>,
     /// The verdict of the first answer, which every later one must repeat.
-    verdict: Verdict,
+    verdict: Decision,
 }
 
 fn main() -> ExitCode {
@@ -135,7 +135,7 @@ fn first_answers(
                 name: format!("{id} {}", case.id()),
                 policy_id: id.clone(),
                 body: body.clone(),
-                verdict: Verdict::from(&response),
+                verdict: Decision::from(&response),
             });
         }
     }
@@ -179,10 +179,10 @@ fn client(
             Err(error) => Some(error.to_string()),
             Ok(answer) => match answer.response() {
                 Err(error) => Some(error),
-                Ok(response) if Verdict::from(&response) != item.verdict => Some(format!(
+                Ok(response) if Decision::from(&response) != item.verdict => Some(format!(
                     "verdict changed from {:?} to {:?}",
                     item.verdict,
-                    Verdict::from(&response)
+                    Decision::from(&response)
                 )),
                 Ok(_) => None,
             },

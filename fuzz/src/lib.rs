@@ -41,20 +41,18 @@ use shared::lookup::{Cluster, Offline};
 use shared::sdk::response::ValidationResponse;
 use shared::sdk::settings::SettingsValidationResponse;
 use shared::sdk::wapc_guest::CallResult;
-use shared::{Reading, Validatable};
+use linked::{Linked, Visitor};
 use testkit::case::{
-    Case, Evaluation, Evaluator, Expectation, Outcome, SettingsAnswer, case_files,
+    Case, Evaluation, Evaluator, Expectation, ExpectedResult, SettingsAnswer, case_files,
 };
-use testkit::native::{Evaluate, Native};
+use testkit::native::Native;
 use wasm_meta::metadata::Metadata;
-
-include!(concat!(env!("OUT_DIR"), "/policies.rs"));
 
 #[cfg(feature = "wasm")]
 pub mod wasm;
 
 /// A policy under fuzz, whatever its settings type.
-pub trait Policy: Send + Sync {
+pub trait Fuzzed: Send + Sync {
     /// The directory name, `oidc-config`.
     fn name(&self) -> &str;
     /// The crate's directory (its `metadata.yml` and `tests/cases/`).
@@ -67,45 +65,43 @@ pub trait Policy: Send + Sync {
     fn validate_settings(&self, payload: &[u8]) -> CallResult;
 }
 
+/// Every policy of the bundle, from the registry ([`linked`]): a policy
+/// added to it is fuzzed with no edit here.
+pub fn registry() -> Vec<Box<dyn Fuzzed>> {
+    linked::visit_all(&mut Entries)
+}
+
+/// Makes each policy's entry.
+struct Entries;
+
+impl Visitor for Entries {
+    type Output = Box<dyn Fuzzed>;
+
+    fn visit<S: linked::Settings>(&mut self, policy: Linked<S>) -> Box<dyn Fuzzed> {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("..")
+            .join(layout::POLICIES)
+            .join(policy.name);
+        let dir = dir.canonicalize().unwrap_or(dir);
+        let native = Native::new(&dir, policy.rules, policy.reads, policy.evaluate)
+            .unwrap_or_else(|e| panic!("{}: cannot read its metadata: {e}", policy.name));
+        Box::new(Entry {
+            dir,
+            native,
+            policy,
+        })
+    }
+}
+
 struct Entry<S> {
-    name: &'static str,
-    catalogue: shared::Catalogue,
+    policy: Linked<S>,
     dir: PathBuf,
-    reading: Reading,
-    rule: Evaluate<S>,
     native: Native<S>,
 }
 
-/// A registry entry (build.rs writes one call per policy).
-pub fn entry<S>(
-    name: &'static str,
-    dir: &'static str,
-    catalogue: shared::Catalogue,
-    reading: Reading,
-    rule: Evaluate<S>,
-) -> Box<dyn Policy>
-where
-    S: serde::de::DeserializeOwned + Default + Validatable + 'static,
-{
-    let dir = PathBuf::from(dir);
-    let native = Native::new(&dir, catalogue, reading, rule)
-        .unwrap_or_else(|e| panic!("{name}: cannot read its metadata: {e}"));
-    Box::new(Entry {
-        name,
-        catalogue,
-        dir,
-        reading,
-        rule,
-        native,
-    })
-}
-
-impl<S> Policy for Entry<S>
-where
-    S: serde::de::DeserializeOwned + Default + Validatable + 'static,
-{
+impl<S: linked::Settings> Fuzzed for Entry<S> {
     fn name(&self) -> &str {
-        self.name
+        self.policy.name
     }
     fn dir(&self) -> &Path {
         &self.dir
@@ -115,15 +111,15 @@ where
     }
     fn validate(&self, payload: &[u8], cluster: &dyn Cluster) -> CallResult {
         shared::validate::<S, _>(
-            self.catalogue.policy,
+            self.policy.rules.policy,
             payload,
-            self.reading,
+            self.policy.reads,
             cluster,
-            self.rule,
+            self.policy.evaluate,
         )
     }
     fn validate_settings(&self, payload: &[u8]) -> CallResult {
-        shared::settings::validate_settings::<S>(self.name, payload)
+        shared::settings::validate_settings::<S>(self.policy.name, payload)
     }
 }
 
@@ -136,7 +132,7 @@ struct Seed {
 
 /// The policy a target runs, its cases and the strings they contain.
 pub struct Target {
-    policy: Box<dyn Policy>,
+    policy: Box<dyn Fuzzed>,
     seeds: Vec<Seed>,
     /// Keys and string values of every case, plus troublesome strings.
     dict: Vec<String>,
@@ -173,14 +169,14 @@ fn load() -> Target {
 
 /// One policy's cases, strings and metadata, ready to mutate; the `wasm`
 /// target loads every policy this way.
-fn load_policy(policy: Box<dyn Policy>) -> Target {
+fn load_policy(policy: Box<dyn Fuzzed>) -> Target {
     let files = case_files(&policy.dir().join("tests/cases")).unwrap_or_default();
     let mut seeds = Vec::new();
     for file in files {
         let case = match Case::load(&file) {
             Ok(case) => case,
             Err(e) => {
-                eprintln!("skipping {}: {e}", file.display());
+                eprintln!("skipping {}: {}", file.display(), e.with_causes());
                 continue;
             }
         };
@@ -1021,7 +1017,7 @@ fn write_case(t: &Target, to: &Path, request: Value, settings: Value, seed: usiz
         AdmissionRequest::from_value(request.clone()),
     ) {
         (Ok(SettingsAnswer::Refused(message)), _) => Expectation {
-            result: Outcome::InvalidSettings,
+            result: ExpectedResult::InvalidSettings,
             code: None,
             message: vec![first_line(&message)],
             warnings: vec![],
@@ -1034,10 +1030,10 @@ fn write_case(t: &Target, to: &Path, request: Value, settings: Value, seed: usiz
             let response = evaluation.response;
             let warnings: Vec<String> = response.warnings().iter().map(|w| first_line(w)).collect();
             let result = match (response.allowed, warnings.is_empty()) {
-                (false, _) => Outcome::Fail,
-                (true, true) if !native.matches(&admission) => Outcome::Skip,
-                (true, true) => Outcome::Pass,
-                (true, false) => Outcome::Warn,
+                (false, _) => ExpectedResult::Fail,
+                (true, true) if !native.matches(&admission) => ExpectedResult::Skip,
+                (true, true) => ExpectedResult::Pass,
+                (true, false) => ExpectedResult::Warn,
             };
             Expectation {
                 result,

@@ -5,11 +5,11 @@ use std::path::Path;
 
 use serde::Serialize;
 use serde_json::Value;
-use testkit::case::{Case, Outcome, case_files};
+use testkit::case::{Case, ExpectedResult, case_files};
 
 /// One policy and its cases, in file order.
 #[derive(Debug, Serialize)]
-pub struct Policy {
+pub struct PolicyCases {
     pub name: String,
     pub cases: Vec<Example>,
 }
@@ -27,7 +27,7 @@ pub struct Example {
     pub settings: String,
     /// The request's other fields the policies read (user, kind, names).
     pub request: String,
-    pub expect: Outcome,
+    pub expect: ExpectedResult,
     /// The case replays recorded cluster answers, which the page has not:
     /// its verdict there is the static one.
     pub replays_cluster: bool,
@@ -45,7 +45,7 @@ const HEADER: &[&str] = &[
 ];
 
 /// Every policy under `root/policies`, each with its cases.
-pub fn read(root: &Path) -> Result<Vec<Policy>, String> {
+pub fn read(root: &Path) -> Result<Vec<PolicyCases>, String> {
     layout::policies(root)
         .map_err(|e| e.to_string())?
         .into_iter()
@@ -55,13 +55,13 @@ pub fn read(root: &Path) -> Result<Vec<Policy>, String> {
             let cases = files
                 .iter()
                 .map(|file| {
-                    let case = Case::load(file).map_err(|e| e.to_string())?;
+                    let case = Case::load(file).map_err(|e| e.with_causes())?;
                     let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned());
                     example(stem.unwrap_or_default(), &case)
                         .map_err(|e| format!("{}: {e}", file.display()))
                 })
                 .collect::<Result<_, String>>()?;
-            Ok(Policy {
+            Ok(PolicyCases {
                 name: policy.name,
                 cases,
             })

@@ -20,7 +20,7 @@ use reading::positions::{Located, Tree};
 use reading::yaml::{self, Limit};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use shared::{Finding, Severity};
+use shared::{Finding, FindingKind};
 
 pub use crate::policies::Answer;
 
@@ -87,7 +87,9 @@ pub struct Judgement {
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Shown {
-    pub severity: Severity,
+    /// A violation or a warning (`severity` to the page).
+    #[serde(rename = "severity")]
+    pub kind: FindingKind,
     /// The field path the line names; empty for the whole object.
     pub path: String,
     pub message: String,
@@ -124,12 +126,12 @@ pub fn evaluate(input: &Input) -> Output {
             };
             let violations = lines(response.message)
                 .into_iter()
-                .map(|line| trees.show(Severity::Violation, &line));
+                .map(|line| trees.show(FindingKind::Violation, &line));
             let warnings = response
                 .warnings
                 .unwrap_or_default()
                 .into_iter()
-                .map(|line| trees.show(Severity::Warning, &line));
+                .map(|line| trees.show(FindingKind::Warning, &line));
             Output {
                 verdict: Some(Judgement {
                     allowed: response.accepted,
@@ -246,7 +248,7 @@ impl Trees {
     /// when it has that field, otherwise in the old one (a DELETE's only
     /// object, or a field the change removed); a parent when neither has
     /// the field itself.
-    fn show(&self, severity: Severity, line: &str) -> Shown {
+    fn show(&self, kind: FindingKind, line: &str) -> Shown {
         let finding = Finding::parse_line(line);
         let candidates = [
             (Editor::Object, &self.object),
@@ -265,7 +267,7 @@ impl Trees {
             .find(|(_, at)| at.exact)
             .or_else(|| located.first());
         Shown {
-            severity,
+            kind,
             path: finding.path.to_string(),
             message: finding.message,
             editor: best.map(|(editor, _)| *editor),

@@ -43,10 +43,14 @@ pub use rule::{Catalogue, Level, NOT_CHECKED_SUFFIX, Rule, is_not_checked};
 pub use select::{Reading, Reads};
 pub use serde_json::Value;
 pub use settings::{CozystackVersion, Exemptions, RuleIds};
-pub use verdict::{Finding, ParsedLine, Refusal, Review, Severity, Verdict};
+pub use verdict::{Finding, FindingKind, ParsedLine, Refusal, Review, Tag, Verdict};
 
 use kubewarden_policy_sdk::wapc_guest::CallResult;
 use serde::de::DeserializeOwned;
+
+/// A policy's rule, as its crate exports it (`evaluate`): the verdict on a
+/// request under the policy's settings, or the field that stopped it.
+pub type Evaluate<S> = fn(&Request<'_>, &S) -> Result<Verdict, FieldError>;
 
 /// Runs `rule` of `policy` over a `validate` payload, reading of the
 /// objects what `reading` says and sending cluster reads to `cluster`.
@@ -72,7 +76,7 @@ where
     };
     let parsed = match request::read(payload, reading, cluster) {
         Ok(parsed) => parsed,
-        Err(error) => return malformed_request(error.0),
+        Err(error) => return malformed_request(error.to_string()),
     };
     let settings: S = match parsed.settings {
         Some(raw) => settings::decode(raw.get().as_bytes())

@@ -196,17 +196,42 @@ pub struct Payload<'a> {
     pub settings: Option<&'a RawValue>,
 }
 
-/// Why a payload is not an admission request; the message names the field.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RequestError(pub String);
+/// Why a payload is not an admission request. It is displayed as the
+/// rejection says it, naming the field and the cause; [`source`] gives a
+/// caller the cause itself.
+///
+/// [`source`]: std::error::Error::source
+#[derive(Debug)]
+pub enum RequestError {
+    /// The payload is not UTF-8.
+    NotUtf8(std::str::Utf8Error),
+    /// The payload does not read as a request: not JSON, or a member of the
+    /// wrong shape, which serde_json's error names.
+    Unreadable(serde_json::Error),
+    /// A member every request carries is absent (`request`,
+    /// `request.operation`).
+    Missing(&'static str),
+}
 
 impl fmt::Display for RequestError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        match self {
+            RequestError::NotUtf8(error) => write!(f, "the request is not UTF-8: {error}"),
+            RequestError::Unreadable(error) => f.write_str(&without_position(error)),
+            RequestError::Missing(member) => write!(f, "{member}: is required"),
+        }
     }
 }
 
-impl std::error::Error for RequestError {}
+impl std::error::Error for RequestError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            RequestError::NotUtf8(error) => Some(error),
+            RequestError::Unreadable(error) => Some(error),
+            RequestError::Missing(_) => None,
+        }
+    }
+}
 
 /// serde_json's message without its ` at line 1 column 345` suffix, which
 /// points into a payload nobody wrote by hand.
@@ -231,8 +256,7 @@ pub fn read<'a>(
     };
     // Valid UTF-8 once, up front: serde_json then need not check each
     // string it reads.
-    let text = std::str::from_utf8(payload)
-        .map_err(|e| RequestError(format!("the request is not UTF-8: {e}")))?;
+    let text = std::str::from_utf8(payload).map_err(RequestError::NotUtf8)?;
     let parts = match parts(text, up_front.as_ref().map_err(|paths| *paths)) {
         Ok(parts) => parts,
         // An object too deep (or otherwise unreadable) for the reads is
@@ -243,12 +267,10 @@ pub fn read<'a>(
             Reading::OnDemand(_) => return Err(error),
         },
     };
-    let mut header = parts
-        .header
-        .ok_or_else(|| RequestError("request: is required".to_owned()))?;
+    let mut header = parts.header.ok_or(RequestError::Missing("request"))?;
     let operation = header
         .operation
-        .ok_or_else(|| RequestError("request.operation: is required".to_owned()))?;
+        .ok_or(RequestError::Missing("request.operation"))?;
     let user = header.user_info.unwrap_or_default();
     let mut request = Request {
         operation,
@@ -289,7 +311,7 @@ fn parts<'a>(text: &'a str, reads: ObjectReads<'_>) -> Result<Parts<'a>, Request
     PayloadSeed { reads }
         .deserialize(&mut deserializer)
         .and_then(|parts| deserializer.end().map(|()| parts))
-        .map_err(|e| RequestError(without_position(&e)))
+        .map_err(RequestError::Unreadable)
 }
 
 impl<'a> Request<'a> {
@@ -632,7 +654,7 @@ mod tests {
 
     #[test]
     fn malformed_requests_name_the_member() {
-        let error = |text: &str| parse(text).unwrap_err().0;
+        let error = |text: &str| parse(text).unwrap_err().to_string();
         assert_eq!(error("{}"), "request: is required");
         assert_eq!(
             error(r#"{"request": {}}"#),

@@ -24,22 +24,38 @@ pub struct Finding {
     pub message: String,
 }
 
-/// How an answer carries a finding's line: in the message of a rejection,
-/// or as one of its warnings (which an allowed request carries too).
+/// What a finding is, as an answer carries its line: a violation, in the
+/// message of a rejection, or a warning (which an allowed request carries
+/// too). Not how much it matters: that is a policy's severity, which its
+/// metadata declares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Severity {
+pub enum FindingKind {
     Violation,
     Warning,
 }
 
-/// A line of a message (or a warning) read back: the rule id of its tag
-/// (`<policy>/<rule>`, `None` for a line without one), its field and text.
+/// A line of a message (or a warning) read back: its tag (`None` for a line
+/// without one), its field and text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParsedLine {
-    pub rule: Option<String>,
+    pub tag: Option<Tag>,
     pub path: FieldPath,
     pub message: String,
+}
+
+/// The `[<policy>/<rule>]` a finding's line starts with, read back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tag {
+    pub policy: String,
+    pub rule: String,
+}
+
+impl fmt::Display for Tag {
+    /// `<policy>/<rule>`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.policy, self.rule)
+    }
 }
 
 impl Finding {
@@ -64,10 +80,12 @@ impl Finding {
 
     /// Reads back one line of a message (or one warning): the tag, then
     /// the path before the first `": "` that reads as a path, otherwise a
-    /// finding about the whole object.
+    /// finding about the whole object. The one reader of the tag: every
+    /// tool that reads findings back (the CLI's check and report, the
+    /// playground, the test runners) reads them here.
     pub fn parse_line(line: &str) -> ParsedLine {
-        let (rule, rest) = match split_tag(line) {
-            Some((tag, rest)) => (Some(tag.to_owned()), rest),
+        let (tag, rest) = match split_tag(line) {
+            Some((tag, rest)) => (Some(tag), rest),
             None => (None, line),
         };
         for (at, _) in rest.match_indices(": ") {
@@ -75,31 +93,38 @@ impl Finding {
             if let Some(path) = FieldPath::parse_rendered(head) {
                 let tail = rest.get(at + 2..).unwrap_or_default();
                 return ParsedLine {
-                    rule,
+                    tag,
                     path,
                     message: tail.to_owned(),
                 };
             }
         }
         ParsedLine {
-            rule,
+            tag,
             path: FieldPath::root(),
             message: rest.to_owned(),
         }
     }
 }
 
-/// `[<policy>/<rule>] rest` split into `<policy>/<rule>` and `rest`; `None`
-/// when the line does not start with such a tag.
-fn split_tag(line: &str) -> Option<(&str, &str)> {
+/// `[<policy>/<rule>] rest` split into its tag and `rest`; `None` when the
+/// line does not start with such a tag (both ids kebab-case, one space
+/// after the bracket, as [`Finding`]'s lines are written).
+fn split_tag(line: &str) -> Option<(Tag, &str)> {
     let (tag, rest) = line.strip_prefix('[')?.split_once("] ")?;
-    let (policy, id) = tag.split_once('/')?;
+    let (policy, rule) = tag.split_once('/')?;
     let kebab = |s: &str| {
         !s.is_empty()
             && s.bytes()
                 .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
     };
-    (kebab(policy) && kebab(id)).then_some((tag, rest))
+    (kebab(policy) && kebab(rule)).then(|| {
+        let tag = Tag {
+            policy: policy.to_owned(),
+            rule: rule.to_owned(),
+        };
+        (tag, rest)
+    })
 }
 
 /// Whether `text` may hold a control character. Cheaper than a scan by
@@ -432,7 +457,10 @@ mod tests {
             assert_eq!(
                 Finding::parse_line(&line),
                 ParsedLine {
-                    rule: Some("p/some-rule".to_owned()),
+                    tag: Some(Tag {
+                        policy: "p".to_owned(),
+                        rule: "some-rule".to_owned(),
+                    }),
                     path,
                     message: "cannot change: really".to_owned(),
                 },
@@ -441,7 +469,10 @@ mod tests {
         }
         let whole = Finding::new(RULE, FieldPath::root(), "Deletion blocked: it is protected");
         let parsed = Finding::parse_line(&whole.to_string());
-        assert_eq!(parsed.rule.as_deref(), Some("p/some-rule"));
+        assert_eq!(
+            parsed.tag.map(|tag| tag.to_string()).as_deref(),
+            Some("p/some-rule")
+        );
         assert!(parsed.path.is_root());
         assert_eq!(parsed.message, "Deletion blocked: it is protected");
     }
@@ -456,7 +487,7 @@ mod tests {
             "[p/x]spec.a: x",
         ] {
             let parsed = Finding::parse_line(line);
-            assert_eq!(parsed.rule, None, "{line}");
+            assert_eq!(parsed.tag, None, "{line}");
         }
         let parsed = Finding::parse_line("spec.a: x");
         assert_eq!(parsed.path, FieldPath::parse("spec.a"));

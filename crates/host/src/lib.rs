@@ -9,6 +9,7 @@
 //! own policy-server on loopback, so the same cases are also judged by it,
 //! and [`one_shot`] posts the bodies it refuses before reading them whole.
 
+pub mod answer;
 pub mod front_door;
 pub mod fuel;
 pub mod one_shot;

@@ -9,7 +9,7 @@ use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
-use crate::policy_server::Answer;
+use crate::answer::Answer;
 
 /// How long one exchange may take on loopback, evaluation included.
 const TIMEOUT: Duration = Duration::from_secs(30);

@@ -93,14 +93,7 @@ impl HostError {
     /// The error and each of its causes on one line, `: `-separated, as
     /// anyhow's `{:#}` prints them: for callers that keep errors as text.
     pub fn with_causes(&self) -> String {
-        let mut text = self.to_string();
-        let mut cause = std::error::Error::source(self);
-        while let Some(error) = cause {
-            text.push_str(": ");
-            text.push_str(&error.to_string());
-            cause = error.source();
-        }
-        text
+        testkit::with_causes(self)
     }
 }
 

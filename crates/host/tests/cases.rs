@@ -68,7 +68,7 @@ fn main() {
                     .as_ref()
                     .as_ref()
                     .map_err(|e| Failed::from(e.as_str()))?;
-                let case = Case::load(&file).map_err(|e| Failed::from(e.to_string()))?;
+                let case = Case::load(&file).map_err(|e| Failed::from(e.with_causes()))?;
                 case.run(Runner::Host, module, known)
                     .map_err(|e| Failed::from(format!("{}: {e}", case.description)))
             }));
@@ -83,7 +83,7 @@ fn main() {
 fn warm_answers_fresh(module: &PolicyModule, files: &[PathBuf]) -> Result<(), String> {
     let mut instance = None;
     for file in files {
-        let case = Case::load(file).map_err(|e| e.to_string())?;
+        let case = Case::load(file).map_err(|e| e.with_causes())?;
         let (Ok(request), Ok(policy)) = (
             case.admission_request(),
             module.configure(case.settings.clone()),

@@ -47,7 +47,7 @@ fn main() {
                 }
             }
             Err(e) => {
-                let message = e.to_string();
+                let message = e.with_causes();
                 trials.push(Trial::test(format!("{policy}/hostile"), move || {
                     Err(message.into())
                 }));

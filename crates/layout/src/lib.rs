@@ -2,11 +2,11 @@
 //!
 //! A policy is a crate in a directory of its own under `policies/`; its
 //! directory name is its crate, module and policy name. Every tool that
-//! needs the list of policies (the CLI, its build script, the test runners,
-//! the playground's tests, the checks of the lists kept by hand) asks
-//! [`policies`], so a new policy directory is found everywhere at once;
-//! the shell scripts ask its `policies` binary. [`PolicyDir::manifest`] is
-//! the one reader of what a policy's `Cargo.toml` says to the tools.
+//! needs the list of policies (the registry's build scripts, the CLI's, the
+//! xtask, the test runners) asks [`policies`], so a new policy directory is
+//! found everywhere at once; the shell scripts ask its `policies` binary. [`PolicyDir::manifest`] is
+//! the one reader of what a policy's `Cargo.toml` says to the tools, and
+//! [`resolve`] places a path a user gives under the repository's root.
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -168,6 +168,17 @@ pub fn policies(root: &Path) -> io::Result<Vec<PolicyDir>> {
     }
     found.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(found)
+}
+
+/// `path` under the repository `root`; as given when it is absolute or
+/// `root` is the working directory, so output names files as the user
+/// wrote them.
+pub fn resolve(root: &Path, path: &Path) -> PathBuf {
+    if path.is_absolute() || root == Path::new(".") {
+        path.to_owned()
+    } else {
+        root.join(path)
+    }
 }
 
 /// The names of [`policies`].

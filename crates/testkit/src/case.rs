@@ -65,7 +65,7 @@ use capabilities::replay::{CapabilityRequest, Session, SessionEntry};
 /// What a case expects.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Outcome {
+pub enum ExpectedResult {
     #[default]
     Pass,
     Warn,
@@ -122,7 +122,7 @@ pub struct RunnerExpectation {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Expectation {
-    pub result: Outcome,
+    pub result: ExpectedResult,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code: Option<u16>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -161,39 +161,56 @@ pub struct Case {
     /// Runners that answer otherwise than `expect` says.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub runners: BTreeMap<Runner, RunnerExpectation>,
-    /// Marks the request `cozystack-policies bench` times for this policy
+    /// Marks the request `cargo xtask bench` times for this policy
     /// (one case per policy).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub benchmark: bool,
 }
 
-/// A case file that cannot be used.
+/// A case file, or a policy's folder of cases, that cannot be used.
+/// [`CaseError::with_causes`] reads it with its causes.
 #[derive(Debug, thiserror::Error)]
 pub enum CaseError {
-    #[error("cannot read {path}: {error}")]
+    /// The file (or the folder, or a file written for `kwctl run`) could
+    /// not be read or written.
+    #[error("cannot read {}", path.display())]
     Io {
         path: PathBuf,
-        error: std::io::Error,
+        #[source]
+        source: std::io::Error,
     },
-    #[error("{path}: {error}")]
+    /// The file is not YAML in the shape of a case (the YAML error, its
+    /// cause, says where).
+    #[error("{}", path.display())]
     Yaml {
         path: PathBuf,
-        error: Box<serde_saphyr::Error>,
+        #[source]
+        source: Box<serde_saphyr::Error>,
     },
-    #[error("{path}: {message}")]
+    /// The case asserts nothing that can fail, is not one the files of
+    /// `kwctl run` can hold, or is not the one benchmark case a policy
+    /// marks; the message says which.
+    #[error("{}: {message}", path.display())]
     Invalid { path: PathBuf, message: String },
+}
+
+impl CaseError {
+    /// The error and each of its causes on one line ([`crate::with_causes`]).
+    pub fn with_causes(&self) -> String {
+        crate::with_causes(self)
+    }
 }
 
 impl Case {
     /// Reads and checks a case file.
     pub fn load(path: &Path) -> Result<Self, CaseError> {
-        let text = std::fs::read_to_string(path).map_err(|error| CaseError::Io {
+        let text = std::fs::read_to_string(path).map_err(|source| CaseError::Io {
             path: path.to_owned(),
-            error,
+            source,
         })?;
-        let case: Case = yaml::document(&text, Limit::Cases).map_err(|error| CaseError::Yaml {
+        let case: Case = yaml::document(&text, Limit::Cases).map_err(|source| CaseError::Yaml {
             path: path.to_owned(),
-            error,
+            source,
         })?;
         case.check().map_err(|message| CaseError::Invalid {
             path: path.to_owned(),
@@ -242,15 +259,15 @@ impl Case {
                 path: path.clone(),
                 message,
             })?;
-            std::fs::write(&path, contents).map_err(|error| CaseError::Io {
+            std::fs::write(&path, contents).map_err(|source| CaseError::Io {
                 path: path.clone(),
-                error,
+                source,
             })?;
             Ok(path)
         };
-        std::fs::create_dir_all(out).map_err(|error| CaseError::Io {
+        std::fs::create_dir_all(out).map_err(|source| CaseError::Io {
             path: out.to_owned(),
-            error,
+            source,
         })?;
         let request = write("request.json", pretty(&self.request))?;
         let settings = write("settings.json", pretty(&self.settings()))?;
@@ -357,12 +374,12 @@ pub fn judge_settings(
     answer: &SettingsAnswer,
 ) -> Result<SettingsJudged, String> {
     match (answer, expect.result) {
-        (SettingsAnswer::Refused(message), Outcome::InvalidSettings) => {
+        (SettingsAnswer::Refused(message), ExpectedResult::InvalidSettings) => {
             contains_all("settings message", message, &expect.message)
                 .map(|()| SettingsJudged::RefusedAsExpected)
         }
         (SettingsAnswer::Refused(message), _) => Err(format!("settings were refused: {message}")),
-        (SettingsAnswer::Accepted, Outcome::InvalidSettings) => {
+        (SettingsAnswer::Accepted, ExpectedResult::InvalidSettings) => {
             Err("settings were accepted, but the case expects them refused".to_owned())
         }
         (SettingsAnswer::Accepted, _) => Ok(SettingsJudged::Accepted),
@@ -424,7 +441,7 @@ pub fn judge(
         )
     };
     match expect.result {
-        Outcome::Refused => {
+        ExpectedResult::Refused => {
             let refusal = match (expect.http, expect.exit) {
                 (Some(http), _) => format!("HTTP {http}"),
                 (None, Some(exit)) => format!("exit status {exit}"),
@@ -435,8 +452,8 @@ pub fn judge(
                 describe()
             ));
         }
-        Outcome::Any if response.allowed => return Ok(()),
-        Outcome::Any => {
+        ExpectedResult::Any if response.allowed => return Ok(()),
+        ExpectedResult::Any => {
             if response.code() == Some(500) || message.trim().is_empty() {
                 return Err(format!(
                     "a rejection must have a message and a code other than 500, got {}",
@@ -453,28 +470,30 @@ pub fn judge(
             }
             return contains_all("message", message, &expect.message);
         }
-        Outcome::Pass | Outcome::Skip | Outcome::Warn if !response.allowed => {
+        ExpectedResult::Pass | ExpectedResult::Skip | ExpectedResult::Warn if !response.allowed => {
             return Err(format!(
                 "expected the request to be allowed, got {}",
                 describe()
             ));
         }
-        Outcome::Fail if response.allowed => {
+        ExpectedResult::Fail if response.allowed => {
             return Err(format!("expected a rejection, got {}", describe()));
         }
-        Outcome::Pass | Outcome::Skip if expect.warnings.is_empty() && !warnings.is_empty() => {
+        ExpectedResult::Pass | ExpectedResult::Skip
+            if expect.warnings.is_empty() && !warnings.is_empty() =>
+        {
             return Err(format!("expected no warnings, got {}", describe()));
         }
-        Outcome::Warn if warnings.is_empty() => {
+        ExpectedResult::Warn if warnings.is_empty() => {
             return Err(format!("expected warnings, got {}", describe()));
         }
         _ => {}
     }
     match (expect.result, matches_rules) {
-        (Outcome::Skip, true) => {
+        (ExpectedResult::Skip, true) => {
             return Err("expected the policy's rules not to match this request".to_owned());
         }
-        (Outcome::Pass | Outcome::Warn | Outcome::Fail, false) => {
+        (ExpectedResult::Pass | ExpectedResult::Warn | ExpectedResult::Fail, false) => {
             return Err(
                 "the policy's rules do not match this request: the case should expect `skip`"
                     .to_owned(),
@@ -521,7 +540,7 @@ fn judge_refused<T: PartialEq + fmt::Display>(
     (status_name, expected, got): (&str, Option<T>, T),
     (text_name, text): (&str, &str),
 ) -> Result<(), String> {
-    if expect.result != Outcome::Refused {
+    if expect.result != ExpectedResult::Refused {
         return Err(format!(
             "expected a verdict ({:?}), the runner refused the request: {status_name} {got}: {text}",
             expect.result
@@ -571,30 +590,30 @@ pub fn check_warning_limits(warnings: &[String]) -> Result<(), String> {
 /// settings name message fragments, warnings name warning fragments.
 fn check_expectation(expect: &Expectation) -> Result<(), String> {
     match expect.result {
-        Outcome::Fail | Outcome::InvalidSettings if expect.message.is_empty() => {
+        ExpectedResult::Fail | ExpectedResult::InvalidSettings if expect.message.is_empty() => {
             Err("a `fail` or `invalid-settings` case must list message fragments".to_owned())
         }
-        Outcome::Warn if expect.warnings.is_empty() => {
+        ExpectedResult::Warn if expect.warnings.is_empty() => {
             Err("a `warn` case must list warning fragments".to_owned())
         }
-        Outcome::Pass if !expect.warnings.is_empty() || !expect.message.is_empty() => {
+        ExpectedResult::Pass if !expect.warnings.is_empty() || !expect.message.is_empty() => {
             Err("a `pass` case has no message or warnings to match".to_owned())
         }
-        Outcome::Skip if !expect.message.is_empty() => {
+        ExpectedResult::Skip if !expect.message.is_empty() => {
             Err("a `skip` case has no message to match".to_owned())
         }
-        Outcome::Refused if expect.http.is_some() == expect.exit.is_some() => {
+        ExpectedResult::Refused if expect.http.is_some() == expect.exit.is_some() => {
             Err("a `refused` case must give either `http` or `exit`".to_owned())
         }
-        Outcome::Refused if expect.body.is_empty() => {
+        ExpectedResult::Refused if expect.body.is_empty() => {
             Err("a `refused` case must give `body` fragments".to_owned())
         }
-        _ if expect.result != Outcome::Refused
+        _ if expect.result != ExpectedResult::Refused
             && (expect.http.is_some() || expect.exit.is_some() || !expect.body.is_empty()) =>
         {
             Err("only a `refused` case has `http`, `exit` and `body`".to_owned())
         }
-        _ if expect.result != Outcome::Any && expect.field.is_some() => {
+        _ if expect.result != ExpectedResult::Any && expect.field.is_some() => {
             Err("only an `any` case names a `field`".to_owned())
         }
         _ => Ok(()),
@@ -620,11 +639,11 @@ pub fn case_files(dir: &Path) -> Result<Vec<PathBuf>, std::io::Error> {
 }
 
 /// The case in `dir` marked `benchmark: true`, with its file stem: the
-/// request `cozystack-policies bench` times. Exactly one must be marked.
+/// request `cargo xtask bench` times. Exactly one must be marked.
 pub fn benchmark_case(dir: &Path) -> Result<(String, Case), CaseError> {
-    let files = case_files(dir).map_err(|error| CaseError::Io {
+    let files = case_files(dir).map_err(|source| CaseError::Io {
         path: dir.to_path_buf(),
-        error,
+        source,
     })?;
     let mut marked = Vec::new();
     for file in files {
@@ -724,9 +743,12 @@ mod tests {
         let text = "description: x\nrequest: {}\nexpect: {result: pass}\nrunners:\n  policy-server:\n    because: no cluster\n    result: warn\n    warnings: [not checked]\n";
         let case: Case = serde_saphyr::from_str(text).unwrap();
         assert!(case.check().is_ok());
-        assert_eq!(case.expectation(Runner::Host).result, Outcome::Pass);
-        assert_eq!(case.expectation(Runner::Kwctl).result, Outcome::Pass);
-        assert_eq!(case.expectation(Runner::PolicyServer).result, Outcome::Warn);
+        assert_eq!(case.expectation(Runner::Host).result, ExpectedResult::Pass);
+        assert_eq!(case.expectation(Runner::Kwctl).result, ExpectedResult::Pass);
+        assert_eq!(
+            case.expectation(Runner::PolicyServer).result,
+            ExpectedResult::Warn
+        );
         let silent = text.replace("    warnings: [not checked]\n", "");
         let case: Case = serde_saphyr::from_str(&silent).unwrap();
         assert!(

@@ -31,7 +31,9 @@ use std::path::Path;
 
 use serde_json::{Map, Value, json};
 
-use crate::case::{Case, CaseError, Expectation, Outcome, Runner, RunnerExpectation, case_files};
+use crate::case::{
+    Case, CaseError, Expectation, ExpectedResult, Runner, RunnerExpectation, case_files,
+};
 
 /// The size of the largest request: policy-server took 1.4 MB in the
 /// measurement issue 13 records, below axum's 2 MB default body limit.
@@ -81,31 +83,75 @@ impl HostileCase {
     }
 }
 
+/// Why a hostile case cannot be built from a policy's base case.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// The base case's request lacks a part a hostile change alters (the
+    /// message names it).
+    #[error("{0}")]
+    Shape(String),
+    /// The base case's request is already past the size or depth a case
+    /// must reach.
+    #[error("the base request is larger than the padded size")]
+    TooLarge,
+    #[error("the base request is {0} levels deep already")]
+    TooDeep(usize),
+    /// Growing the nest overshot the depth asked for.
+    #[error("built {built} levels, not {depth}")]
+    Depth { built: usize, depth: usize },
+    /// A review could not be written as JSON.
+    #[error("cannot write the review as JSON")]
+    Json(#[from] serde_json::Error),
+}
+
+/// Why a policy's hostile cases cannot be made.
+#[derive(Debug, thiserror::Error)]
+pub enum HostileError {
+    /// Its cases cannot be read, or none of them is a base to build from.
+    #[error(transparent)]
+    Cases(#[from] CaseError),
+    /// The hostile cases cannot be built from its base case.
+    #[error("{}: cannot build the hostile cases", dir.display())]
+    Build {
+        dir: std::path::PathBuf,
+        #[source]
+        source: BuildError,
+    },
+}
+
+impl HostileError {
+    /// The error and each of its causes on one line ([`crate::with_causes`]).
+    pub fn with_causes(&self) -> String {
+        crate::with_causes(self)
+    }
+}
+
 /// The hostile cases of the policy whose cases are in `cases_dir`.
-pub fn cases(policy: &str, cases_dir: &Path) -> Result<Vec<HostileCase>, CaseError> {
+pub fn cases(policy: &str, cases_dir: &Path) -> Result<Vec<HostileCase>, HostileError> {
     let base = base_case(cases_dir)?;
-    let invalid = |message: String| CaseError::Invalid {
-        path: cases_dir.to_path_buf(),
-        message,
-    };
     let builder = Builder {
         policy,
         base: &base,
     };
-    builder.all().map_err(invalid)
+    builder.all().map_err(|source| HostileError::Build {
+        dir: cases_dir.to_path_buf(),
+        source,
+    })
 }
 
 /// The richest allowed case that every runner can run as it is.
 fn base_case(cases_dir: &Path) -> Result<Case, CaseError> {
-    let files = case_files(cases_dir).map_err(|error| CaseError::Io {
+    let files = case_files(cases_dir).map_err(|source| CaseError::Io {
         path: cases_dir.to_path_buf(),
-        error,
+        source,
     })?;
     let mut best: Option<(usize, Case)> = None;
     for file in files {
         let case = Case::load(&file)?;
-        let usable = matches!(case.expect.result, Outcome::Pass | Outcome::Warn)
-            && case.session.is_empty()
+        let usable = matches!(
+            case.expect.result,
+            ExpectedResult::Pass | ExpectedResult::Warn
+        ) && case.session.is_empty()
             && case.runners.is_empty()
             && case
                 .admission_request()
@@ -136,7 +182,7 @@ enum Subject {
 }
 
 impl Builder<'_> {
-    fn all(&self) -> Result<Vec<HostileCase>, String> {
+    fn all(&self) -> Result<Vec<HostileCase>, BuildError> {
         let mut cases = vec![
             self.large()?,
             self.over_limit()?,
@@ -168,12 +214,12 @@ impl Builder<'_> {
     }
 
     /// Applies `change` to the subject(s) of a copy of the base review.
-    fn changed(&self, which: Subject, change: &mut Change<'_>) -> Result<Value, String> {
+    fn changed(&self, which: Subject, change: &mut Change<'_>) -> Result<Value, BuildError> {
         let mut review = self.review();
         let request = review
             .get_mut("request")
             .and_then(Value::as_object_mut)
-            .ok_or("the base request is not an object")?;
+            .ok_or_else(|| BuildError::Shape("the base request is not an object".to_owned()))?;
         let has_object = request.get("object").is_some_and(Value::is_object);
         let keys: &[&str] = match (which, has_object) {
             (Subject::Both, _) => &["object", "oldObject"],
@@ -184,14 +230,19 @@ impl Builder<'_> {
             let subject = request
                 .get_mut(*key)
                 .and_then(Value::as_object_mut)
-                .ok_or_else(|| format!("the base request has no {key}"))?;
+                .ok_or_else(|| BuildError::Shape(format!("the base request has no {key}")))?;
             change(subject)?;
         }
         Ok(review)
     }
 
-    fn case(&self, name: &str, expect: Expectation, review: &Value) -> Result<HostileCase, String> {
-        let body = serde_json::to_string(review).map_err(|e| e.to_string())?;
+    fn case(
+        &self,
+        name: &str,
+        expect: Expectation,
+        review: &Value,
+    ) -> Result<HostileCase, BuildError> {
+        let body = serde_json::to_string(review)?;
         self.raw_case(name, expect, body)
     }
 
@@ -200,7 +251,7 @@ impl Builder<'_> {
         name: &str,
         expect: Expectation,
         body: String,
-    ) -> Result<HostileCase, String> {
+    ) -> Result<HostileCase, BuildError> {
         let request = serde_json::from_str(&body).unwrap_or(Value::Null);
         let case = Case {
             description: format!("hostile: {name}"),
@@ -224,23 +275,19 @@ impl Builder<'_> {
         self.base.expect.clone()
     }
 
-    fn large(&self) -> Result<HostileCase, String> {
+    fn large(&self) -> Result<HostileCase, BuildError> {
         let review = self.padded(Subject::Judged, LARGE_BYTES)?;
         self.case("large", self.same(), &review)
     }
 
     /// The base review with the subject(s) padded so that the body (one
     /// subject) or each subject (both) reaches `bytes`.
-    fn padded(&self, which: Subject, bytes: usize) -> Result<Value, String> {
-        let measure = |review: &Value, which: Subject| -> Result<usize, String> {
-            match which {
-                Subject::Judged => serde_json::to_string(review)
-                    .map(|s| s.len())
-                    .map_err(|e| e.to_string()),
-                Subject::Both => serde_json::to_string(&review.pointer("/request/object"))
-                    .map(|s| s.len())
-                    .map_err(|e| e.to_string()),
-            }
+    fn padded(&self, which: Subject, bytes: usize) -> Result<Value, BuildError> {
+        let measure = |review: &Value, which: Subject| -> Result<usize, BuildError> {
+            Ok(match which {
+                Subject::Judged => serde_json::to_string(review)?.len(),
+                Subject::Both => serde_json::to_string(&review.pointer("/request/object"))?.len(),
+            })
         };
         let with = |pad: usize| {
             self.changed(which, &mut |subject| {
@@ -251,11 +298,11 @@ impl Builder<'_> {
         let empty = with(0)?;
         let short = bytes
             .checked_sub(measure(&empty, which)?)
-            .ok_or("the base request is larger than the padded size")?;
+            .ok_or(BuildError::TooLarge)?;
         with(short)
     }
 
-    fn over_limit(&self) -> Result<HostileCase, String> {
+    fn over_limit(&self) -> Result<HostileCase, BuildError> {
         let mut review = self.review();
         if let Some(request) = review.get_mut("request").and_then(Value::as_object_mut) {
             let subject = request
@@ -290,7 +337,7 @@ impl Builder<'_> {
     /// The subject's largest list outside `metadata` grown to
     /// [`WIDE_ENTRIES`], or to as many as fit in [`LARGE_BYTES`] when its
     /// entries are too large for that many to pass policy-server's limit.
-    fn wide_list(&self) -> Result<Option<HostileCase>, String> {
+    fn wide_list(&self) -> Result<Option<HostileCase>, BuildError> {
         let grown = |entries: usize| -> Grown {
             let mut field = None;
             let review = self.changed(Subject::Judged, &mut |subject| {
@@ -319,7 +366,7 @@ impl Builder<'_> {
         self.case("wide-list", any(Some(field)), &review).map(Some)
     }
 
-    fn wide_labels(&self) -> Result<HostileCase, String> {
+    fn wide_labels(&self) -> Result<HostileCase, BuildError> {
         let review = self.changed(Subject::Judged, &mut |subject| {
             let labels = labels(subject, "labels")?;
             labels.extend((0..WIDE_ENTRIES).map(|i| (format!("l{i}"), json!(""))));
@@ -328,7 +375,7 @@ impl Builder<'_> {
         self.case("wide-labels", any(Some("metadata.labels".into())), &review)
     }
 
-    fn escapes_metadata(&self) -> Result<HostileCase, String> {
+    fn escapes_metadata(&self) -> Result<HostileCase, BuildError> {
         let review = self.changed(Subject::Judged, &mut |subject| {
             for key in ["labels", "annotations"] {
                 labels(subject, key)?.insert(
@@ -338,7 +385,7 @@ impl Builder<'_> {
             }
             Ok(())
         })?;
-        let body = serde_json::to_string(&review).map_err(|e| e.to_string())?;
+        let body = serde_json::to_string(&review)?;
         self.raw_case(
             "escapes-metadata",
             any(Some("metadata".into())),
@@ -346,14 +393,14 @@ impl Builder<'_> {
         )
     }
 
-    fn escapes_strings(&self) -> Result<HostileCase, String> {
+    fn escapes_strings(&self) -> Result<HostileCase, BuildError> {
         let review = self.changed(Subject::Judged, &mut |subject| {
             if let Some(spec) = subject.get_mut("spec") {
                 for_each_string(spec, &mut |s| s.push_str(ESCAPES_MARK));
             }
             Ok(())
         })?;
-        let body = serde_json::to_string(&review).map_err(|e| e.to_string())?;
+        let body = serde_json::to_string(&review)?;
         self.raw_case(
             "escapes-strings",
             any(None),
@@ -361,7 +408,7 @@ impl Builder<'_> {
         )
     }
 
-    fn deep(&self, name: &str, depth: usize, where_read: bool) -> Result<HostileCase, String> {
+    fn deep(&self, name: &str, depth: usize, where_read: bool) -> Result<HostileCase, BuildError> {
         let with = |levels: usize| {
             self.changed(Subject::Judged, &mut |subject| {
                 let nest = nested(levels);
@@ -384,10 +431,8 @@ impl Builder<'_> {
             let review = with(levels)?;
             match depth_of(&review) {
                 built if built == depth => break review,
-                built if built > depth && levels == 1 => {
-                    return Err(format!("the base request is {built} levels deep already"));
-                }
-                built if built > depth => return Err(format!("built {built} levels, not {depth}")),
+                built if built > depth && levels == 1 => return Err(BuildError::TooDeep(built)),
+                built if built > depth => return Err(BuildError::Depth { built, depth }),
                 built => levels += (depth - built).max(1),
             }
         };
@@ -406,12 +451,12 @@ impl Builder<'_> {
         Ok(case)
     }
 
-    fn lone_surrogate(&self) -> Result<HostileCase, String> {
+    fn lone_surrogate(&self) -> Result<HostileCase, BuildError> {
         let review = self.changed(Subject::Judged, &mut |subject| {
             labels(subject, "labels")?.insert("example.org/lone".into(), json!(ESCAPES_MARK));
             Ok(())
         })?;
-        let body = serde_json::to_string(&review).map_err(|e| e.to_string())?;
+        let body = serde_json::to_string(&review)?;
         let mut case = self.raw_case(
             "lone-surrogate",
             refused(400, "Failed to parse the request body as JSON"),
@@ -425,7 +470,7 @@ impl Builder<'_> {
 
     /// One case per string of the subject, each replaced by the next of
     /// a number, a bool, null, an object and an array in turn.
-    fn wrong_types(&self) -> Result<Vec<HostileCase>, String> {
+    fn wrong_types(&self) -> Result<Vec<HostileCase>, BuildError> {
         let mut paths = Vec::new();
         let subject = self
             .review()
@@ -456,14 +501,14 @@ impl Builder<'_> {
 }
 
 /// A change made to a subject of the request.
-type Change<'c> = dyn FnMut(&mut Map<String, Value>) -> Result<(), String> + 'c;
+type Change<'c> = dyn FnMut(&mut Map<String, Value>) -> Result<(), BuildError> + 'c;
 
 /// The path of a grown list and the review holding it, if there is a list.
-type Grown = Result<Option<(String, Value)>, String>;
+type Grown = Result<Option<(String, Value)>, BuildError>;
 
 fn any(field: Option<String>) -> Expectation {
     Expectation {
-        result: Outcome::Any,
+        result: ExpectedResult::Any,
         field,
         ..Expectation::default()
     }
@@ -471,7 +516,7 @@ fn any(field: Option<String>) -> Expectation {
 
 fn refused(http: u16, body: &str) -> Expectation {
     Expectation {
-        result: Outcome::Refused,
+        result: ExpectedResult::Refused,
         http: Some(http),
         body: vec![body.to_owned()],
         ..Expectation::default()
@@ -484,7 +529,7 @@ fn kwctl_cannot_parse(reason: &str) -> RunnerExpectation {
     RunnerExpectation {
         because: "kwctl cannot parse the request file and stops with an error".into(),
         expect: Expectation {
-            result: Outcome::Refused,
+            result: ExpectedResult::Refused,
             exit: Some(1),
             body: vec![reason.to_owned()],
             ..Expectation::default()
@@ -493,33 +538,33 @@ fn kwctl_cannot_parse(reason: &str) -> RunnerExpectation {
 }
 
 /// `metadata` of an object, created when absent.
-fn metadata(subject: &mut Map<String, Value>) -> Result<&mut Map<String, Value>, String> {
+fn metadata(subject: &mut Map<String, Value>) -> Result<&mut Map<String, Value>, BuildError> {
     subject
         .entry("metadata")
         .or_insert_with(|| json!({}))
         .as_object_mut()
-        .ok_or_else(|| "metadata is not a map".to_owned())
+        .ok_or_else(|| BuildError::Shape("metadata is not a map".to_owned()))
 }
 
 /// `metadata.managedFields` of an object, created when absent.
-fn managed_fields(subject: &mut Map<String, Value>) -> Result<&mut Vec<Value>, String> {
+fn managed_fields(subject: &mut Map<String, Value>) -> Result<&mut Vec<Value>, BuildError> {
     metadata(subject)?
         .entry("managedFields")
         .or_insert_with(|| json!([]))
         .as_array_mut()
-        .ok_or_else(|| "metadata.managedFields is not a list".to_owned())
+        .ok_or_else(|| BuildError::Shape("metadata.managedFields is not a list".to_owned()))
 }
 
 /// `metadata.<key>` (labels, annotations) of an object, created when absent.
 fn labels<'a>(
     subject: &'a mut Map<String, Value>,
     key: &str,
-) -> Result<&'a mut Map<String, Value>, String> {
+) -> Result<&'a mut Map<String, Value>, BuildError> {
     metadata(subject)?
         .entry(key)
         .or_insert_with(|| json!({}))
         .as_object_mut()
-        .ok_or_else(|| format!("metadata.{key} is not a map"))
+        .ok_or_else(|| BuildError::Shape(format!("metadata.{key} is not a map")))
 }
 
 /// The longest non-empty list in `value` (outside `metadata`), with its path.
@@ -659,7 +704,10 @@ mod tests {
         let over = find("over-limit");
         assert!(over.body.len() > BODY_LIMIT, "{}", over.body.len());
         assert_eq!(over.case.expect.http, Some(413));
-        assert_eq!(over.case.expectation(Runner::Kwctl).result, Outcome::Any);
+        assert_eq!(
+            over.case.expectation(Runner::Kwctl).result,
+            ExpectedResult::Any
+        );
         let wide = find("wide-labels");
         let labels = &wide.case.request["request"]["object"]["metadata"]["labels"];
         assert!(labels.as_object().unwrap().len() >= WIDE_ENTRIES);
@@ -681,7 +729,7 @@ mod tests {
         assert!(escapes.case.request.to_string().contains("\u{1F600}"));
         assert!(cases.iter().any(|c| c.name == "wrong-type/metadata.name"));
         let lone = find("lone-surrogate").case.expectation(Runner::Kwctl);
-        assert_eq!((lone.result, lone.exit), (Outcome::Refused, Some(1)));
+        assert_eq!((lone.result, lone.exit), (ExpectedResult::Refused, Some(1)));
         let deep = find("too-deep").case.expectation(Runner::Kwctl);
         assert_eq!(deep.body, ["recursion limit exceeded"]);
     }

@@ -18,3 +18,16 @@ pub mod hostile;
 pub mod native;
 pub mod rules;
 pub mod settings_audit;
+
+/// An error and each of its causes on one line, `: `-separated, as
+/// anyhow's `{:#}` prints them: for callers that keep errors as text.
+pub fn with_causes(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(error) = cause {
+        text.push_str(": ");
+        text.push_str(&error.to_string());
+        cause = error.source();
+    }
+    text
+}

@@ -24,16 +24,13 @@ use libtest_mimic::{Arguments, Failed, Trial};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use shared::lookup::{Cluster, GetResource, ListAll, ListByNamespace, LookupError};
-use shared::{Catalogue, FieldError, Reading, Request, Validatable, Verdict};
+use shared::{Catalogue, Evaluate, Reading, Validatable};
 
 use crate::case::{Case, Evaluation, Evaluator, Runner, SettingsAnswer, case_files};
 use crate::rules::{KnownRules, documented};
 use admission::{AdmissionRequest, AdmissionResponse};
 use capabilities::{HostCalls, HostCapabilities};
 use wasm_meta::metadata::Metadata;
-
-/// A policy's `evaluate`, as its crate exports it.
-pub type Evaluate<S> = fn(&Request<'_>, &S) -> Result<Verdict, FieldError>;
 
 /// A policy crate's rule, settings and metadata, evaluated natively.
 pub struct Native<S> {
@@ -200,7 +197,7 @@ where
                     .map(|s| s.to_string_lossy().into_owned())
                     .unwrap_or_default();
                 Trial::test(name, move || {
-                    let case = Case::load(&file).map_err(|e| Failed::from(e.to_string()))?;
+                    let case = Case::load(&file).map_err(|e| Failed::from(e.with_causes()))?;
                     case.run(Runner::Host, policy.as_ref(), &known)
                         .map_err(|e| Failed::from(format!("{}: {e}", case.description)))
                 })
@@ -224,7 +221,7 @@ fn settings_audit<S: DeserializeOwned>(files: Vec<std::path::PathBuf>) -> Trial 
         let settings = crate::settings_audit::settings_of::<S>()?;
         let cases = files
             .iter()
-            .map(|file| Case::load(file).map_err(|e| e.to_string()))
+            .map(|file| Case::load(file).map_err(|e| e.with_causes()))
             .collect::<Result<Vec<_>, _>>()?;
         let unnamed = crate::settings_audit::unnamed(&settings, &cases);
         if unnamed.is_empty() {

@@ -72,11 +72,9 @@ impl KnownRules {
             .map(|l| ("message line", l))
             .chain(response.warnings().iter().map(|w| ("warning", w.as_str())));
         for (what, line) in lines {
-            let tag = Finding::parse_line(line).rule;
-            let known = tag
-                .as_deref()
-                .and_then(|tag| tag.split_once('/'))
-                .is_some_and(|(policy, id)| policy == self.policy && self.ids.contains(id));
+            let known = Finding::parse_line(line)
+                .tag
+                .is_some_and(|tag| tag.policy == self.policy && self.ids.contains(&tag.rule));
             if !known {
                 return Err(format!(
                     "{what} {line:?} does not start with the tag of a rule of {} ([{}/<rule>] with <rule> one of {:?})",

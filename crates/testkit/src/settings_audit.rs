@@ -14,7 +14,7 @@ use serde::de::{
     Visitor,
 };
 
-use crate::case::{Case, Outcome};
+use crate::case::{Case, ExpectedResult};
 
 /// The settings of `S` as paths: `labelKey`, `exemptions`,
 /// `exemptions.users`, and `additionalFields[].kind` for a field of the
@@ -33,7 +33,7 @@ pub fn settings_of<S: DeserializeOwned>() -> Result<Vec<String>, String> {
 pub fn unnamed<'s>(settings: &'s [String], cases: &[Case]) -> Vec<&'s str> {
     let messages: Vec<String> = cases
         .iter()
-        .filter(|case| case.expect.result == Outcome::InvalidSettings)
+        .filter(|case| case.expect.result == ExpectedResult::InvalidSettings)
         .flat_map(|case| case.expect.message.iter().map(|m| without_indices(m)))
         .collect();
     settings

@@ -21,6 +21,21 @@ pub const USAGE_ANNOTATION: &str = "io.kubewarden.policy.usage";
 pub const VERSION_ANNOTATION: &str = "io.kubewarden.policy.version";
 /// The policy title (also the resource name `kwctl scaffold manifest` uses).
 pub const TITLE_ANNOTATION: &str = "io.kubewarden.policy.title";
+/// The policy's home page, whose README documents its rules.
+pub const URL_ANNOTATION: &str = "io.kubewarden.policy.url";
+/// The policy's source repository.
+pub const SOURCE_ANNOTATION: &str = "io.kubewarden.policy.source";
+/// The OCI repository the policy's module is published to.
+pub const OCI_URL_ANNOTATION: &str = "io.kubewarden.policy.ociUrl";
+/// How much a violation of the policy matters (`high`, `medium`, ...), as
+/// PolicyReports carry it.
+pub const SEVERITY_ANNOTATION: &str = "io.kubewarden.policy.severity";
+/// What the policy protects (`Data protection`, ...).
+pub const CATEGORY_ANNOTATION: &str = "io.kubewarden.policy.category";
+/// Where every module of the bundle is published: each policy's
+/// [`OCI_URL_ANNOTATION`] is `<MODULE_REGISTRY>/<policy>`, the chart pulls
+/// from it, and `push --chart` puts the chart under it by default.
+pub const MODULE_REGISTRY: &str = "ghcr.io/cozystack/cozystack-policies";
 /// The Secrets a policy reads, as `namespace/name`, comma-separated: a
 /// policy that names `v1/Secret` in `contextAwareResources` reads these
 /// and no other, by name (`get`). The RBAC of `deploy/` and the snapshot
@@ -190,9 +205,15 @@ impl Metadata {
             path: path.display().to_string(),
             error,
         })?;
+        Self::from_yaml(&text, &path.display().to_string())
+    }
+
+    /// Reads and checks the text of a `metadata.yml`; `path` names it in
+    /// errors.
+    pub fn from_yaml(text: &str, path: &str) -> Result<Self, MetadataError> {
         let metadata: Metadata =
-            yaml::document(&text, Limit::Cases).map_err(|error| MetadataError::Yaml {
-                path: path.display().to_string(),
+            yaml::document(text, Limit::Cases).map_err(|error| MetadataError::Yaml {
+                path: path.to_owned(),
                 error,
             })?;
         metadata.check()?;

@@ -1,0 +1,374 @@
+//! `check`: the whole bundle over manifests, before and after a change,
+//! as a cluster would admit them, with findings at the file, line and
+//! column of the field they name; with a cluster snapshot, the policies'
+//! cluster reads answered from it, and on request its upgrade checklist.
+
+mod baseline;
+mod git;
+mod junit;
+mod sarif;
+mod text;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use admission::Operation;
+use anyhow::Result;
+use capabilities::snapshot::{Capture, Snapshot};
+use host::HostCapabilities;
+use layout::resolve;
+use shared::Release;
+
+use crate::bundle::{Bundle, Modules};
+use crate::check_json::{CheckJson, Summary};
+use crate::checklist::{self, CheckStatus, Conclusion};
+use crate::finding::{Answered, Finding};
+use crate::manifests::vars::Vars;
+use crate::manifests::{self, Loading};
+
+/// Evaluate the whole bundle against Kubernetes manifests and print every
+/// violation; exits 1 when there is one, and with --cluster 3 when
+/// nothing failed but a rule could not check.
+///
+/// With one tree every object is a CREATE (as audit-scanner sees live
+/// objects). With --old, objects only in the new tree are CREATE, changed
+/// ones UPDATE, objects only in the old tree DELETE.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Manifest files or directories after the change (`-`: standard
+    /// input).
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Manifests before the change: a directory, or a git revision
+    /// (`origin/main`) whose tree is read at the same paths.
+    #[arg(long)]
+    pub old: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    /// Same as --format json.
+    #[arg(long, conflicts_with = "format")]
+    pub json: bool,
+    /// Which findings fail the check (exit 1).
+    #[arg(long, value_enum, default_value = "violation")]
+    pub fail_on: FailOn,
+    /// Refuse documents that are not Kubernetes objects instead of
+    /// skipping them.
+    #[arg(long)]
+    pub strict: bool,
+    /// A value for a Flux `${VAR}` placeholder; repeatable.
+    #[arg(long = "var", value_name = "KEY=VALUE")]
+    pub vars: Vec<String>,
+    /// Placeholder values from KEY=VALUE lines or a ConfigMap/Secret
+    /// manifest; repeatable.
+    #[arg(long, value_name = "FILE")]
+    pub vars_from: Vec<PathBuf>,
+    /// Fail only on findings this file (from --write-baseline) lacks.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Write every finding to FILE as a baseline, and exit 0.
+    #[arg(long, value_name = "FILE")]
+    pub write_baseline: Option<PathBuf>,
+    #[command(flatten)]
+    pub modules: Modules,
+    /// A snapshot of the cluster: files or directories of `kubectl get
+    /// … -o json|yaml` output (Lists or objects; `snapshot-command`
+    /// prints the command), repeatable. The policies' cluster reads are
+    /// answered from its objects, as policy-server answers them from the
+    /// live cluster; without it, context-aware checks keep their static
+    /// verdict and say so.
+    #[arg(long, value_name = "SNAPSHOT")]
+    pub cluster: Vec<PathBuf>,
+    /// Print the Cozystack 1.6 upgrade checklist of the findings (text
+    /// or json) instead of the findings alone.
+    #[arg(long, requires = "cluster")]
+    pub checklist: bool,
+    /// With --cluster, exit 0 rather than 3 when nothing failed but a rule
+    /// could not check (the snapshot did not read what it needs).
+    #[arg(long, requires = "cluster")]
+    pub allow_incomplete: bool,
+}
+
+pub fn run(root: &Path, args: Args) -> Result<ExitCode> {
+    let Args {
+        paths,
+        old,
+        format,
+        json,
+        fail_on,
+        strict,
+        vars,
+        vars_from,
+        baseline,
+        write_baseline,
+        modules,
+        cluster,
+        checklist,
+        allow_incomplete,
+    } = args;
+    let mut bundle = modules.bundle(root)?;
+    if checklist {
+        bundle = bundle.at_release(checklist::BEFORE_THE_UPGRADE, Release::V1_5_4);
+    }
+    let paths: Vec<PathBuf> = paths
+        .iter()
+        .map(|p| {
+            if p == Path::new("-") {
+                p.clone()
+            } else {
+                resolve(root, p)
+            }
+        })
+        .collect();
+    let vars_from: Vec<PathBuf> = vars_from.iter().map(|p| resolve(root, p)).collect();
+    let vars_from: Vec<&Path> = vars_from.iter().map(PathBuf::as_path).collect();
+    let options = Options {
+        old: old
+            .map(|o| self::old(&o, &resolve(root, Path::new(&o)), &paths))
+            .transpose()?,
+        paths,
+        strict,
+        vars: Vars::load(&vars, &vars_from)?,
+        format: if json { Format::Json } else { format },
+        fail_on,
+        baseline: baseline.map(|p| resolve(root, &p)),
+        write_baseline: write_baseline.map(|p| resolve(root, &p)),
+        cluster: manifests::cluster(root, &cluster)?,
+        checklist,
+        allow_incomplete,
+    };
+    Ok(self::check(&options, &bundle)?.code())
+}
+
+/// Output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+    Sarif,
+    Junit,
+}
+
+/// How a run ends, as its exit code says: a clean run from one that
+/// found what fails it, and both from one that could not check everything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// Exit 0.
+    Clean,
+    /// Exit 1: a finding (`--fail-on`) or a failed check.
+    Failed,
+    /// Exit 3: nothing failed, but the snapshot did not answer every read
+    /// a rule made (`--allow-incomplete` accepts it).
+    Incomplete,
+}
+
+impl Exit {
+    pub fn code(self) -> std::process::ExitCode {
+        match self {
+            Exit::Clean => std::process::ExitCode::SUCCESS,
+            Exit::Failed => std::process::ExitCode::from(1),
+            Exit::Incomplete => std::process::ExitCode::from(3),
+        }
+    }
+}
+
+/// Which findings fail the check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FailOn {
+    Violation,
+    Warning,
+    Never,
+}
+
+/// Where the objects before the change come from.
+#[derive(Debug, Clone)]
+pub enum Old {
+    Directory(PathBuf),
+    Revision(String),
+}
+
+/// Everything `check` is asked.
+#[derive(Debug)]
+pub struct Options {
+    pub paths: Vec<PathBuf>,
+    pub old: Option<Old>,
+    pub strict: bool,
+    pub vars: Vars,
+    pub format: Format,
+    pub fail_on: FailOn,
+    pub baseline: Option<PathBuf>,
+    pub write_baseline: Option<PathBuf>,
+    /// The cluster the policies' reads are answered from; none offline.
+    pub cluster: Option<Arc<Snapshot>>,
+    /// Print the 1.6 upgrade checklist (text or JSON) instead of the
+    /// findings alone; needs `cluster`.
+    pub checklist: bool,
+    /// Exit 0 rather than 3 when, with a cluster snapshot, a rule could not
+    /// check (or a check was not checked) and nothing failed.
+    pub allow_incomplete: bool,
+}
+
+/// `--old` as given: a directory, or else a git revision.
+pub fn old(spec: &str, resolved: &Path, inputs: &[PathBuf]) -> Result<Old> {
+    if resolved.is_dir() {
+        return Ok(Old::Directory(resolved.to_owned()));
+    }
+    let near = inputs
+        .iter()
+        .find(|p| p.as_path() != Path::new("-"))
+        .cloned()
+        .unwrap_or_else(|| PathBuf::from("."));
+    if git::is_revision(&near, spec) {
+        Ok(Old::Revision(spec.to_owned()))
+    } else {
+        anyhow::bail!(
+            "--old {spec}: neither a directory nor a git revision of the inputs' repository"
+        )
+    }
+}
+
+/// Runs the check and prints; returns how it ends.
+pub fn check(options: &Options, bundle: &Bundle) -> Result<Exit> {
+    let loading = Loading {
+        strict: options.strict,
+        vars: &options.vars,
+    };
+    let old_sources = match &options.old {
+        Some(Old::Directory(dir)) => manifests::read(std::slice::from_ref(dir))?,
+        Some(Old::Revision(revision)) => git::sources(revision, &options.paths)?,
+        None => Vec::new(),
+    };
+    let old = manifests::load(old_sources, loading)?;
+    let mut new = manifests::load(manifests::read(&options.paths)?, loading)?;
+    // A snapshot's capture record describes the snapshot, not the cluster.
+    new.manifests.retain(|m| !Capture::is_record(&m.object));
+    for notice in &new.skipped {
+        eprintln!("skipped {notice}");
+    }
+    let changes = manifests::changes(old.manifests, new.manifests)?;
+    let capabilities = match &options.cluster {
+        Some(snapshot) => HostCapabilities::Snapshot(Arc::clone(snapshot)),
+        None => HostCapabilities::offline(),
+    };
+    let evaluation = bundle.evaluate(&changes, &capabilities)?;
+    let mut findings = evaluation.findings;
+    findings.sort_by_cached_key(|f| (f.location.clone(), f.rule.to_string()));
+    if let Some(path) = &options.write_baseline {
+        baseline::write(path, &findings)?;
+    }
+    let known = options
+        .baseline
+        .as_deref()
+        .map(baseline::read)
+        .transpose()?
+        .unwrap_or_default();
+    let before = findings.len();
+    findings.retain(|f| !known.contains(&baseline::Entry::of(f)));
+    let count = |op| changes.iter().filter(|c| c.operation == op).count();
+    let not_checked = findings.iter().filter(|f| f.is_not_checked()).count();
+    let violations = findings
+        .iter()
+        .filter(|f| f.answered == Answered::Violation && !f.is_not_checked())
+        .count();
+    let summary = Summary {
+        objects: changes.len(),
+        create: count(Operation::Create),
+        update: count(Operation::Update),
+        delete: count(Operation::Delete),
+        unmatched: evaluation.unmatched,
+        skipped: new.skipped.len(),
+        violations,
+        warnings: findings.len() - violations - not_checked,
+        not_checked,
+        baselined: before - findings.len(),
+    };
+    if options.checklist {
+        return checklist(options, findings, summary);
+    }
+    let failed = options.write_baseline.is_none()
+        && match options.fail_on {
+            FailOn::Violation => summary.violations > 0,
+            FailOn::Warning => summary.violations + summary.warnings > 0,
+            FailOn::Never => false,
+        };
+    // Offline, every cluster read fails by design; with a snapshot, a rule
+    // that could not check means the snapshot lacks what it reads.
+    let incomplete = options.cluster.is_some()
+        && summary.not_checked > 0
+        && options.write_baseline.is_none()
+        && !options.allow_incomplete
+        && options.fail_on != FailOn::Never;
+    let exit = if failed {
+        Exit::Failed
+    } else if incomplete {
+        Exit::Incomplete
+    } else {
+        Exit::Clean
+    };
+    let line = summary.line();
+    match options.format {
+        Format::Text => print!("{}", text::render(&findings, &summary, text::colour())),
+        Format::Json => println!(
+            "{}",
+            CheckJson {
+                checklist: Vec::new(),
+                findings,
+                summary,
+            }
+            .to_json()?
+        ),
+        Format::Sarif => println!(
+            "{}",
+            serde_json::to_string_pretty(&sarif::render(&findings, bundle))?
+        ),
+        Format::Junit => println!("{}", junit::render(&findings, &changes)?),
+    }
+    if options.format != Format::Text {
+        eprintln!("{line}");
+    }
+    Ok(exit)
+}
+
+/// Prints the upgrade checklist of the snapshot's findings; fails as
+/// `--fail-on` says (on a failed check, or on a warned one too), and is
+/// incomplete when a check was not checked.
+fn checklist(options: &Options, findings: Vec<Finding>, summary: Summary) -> Result<Exit> {
+    let Some(snapshot) = &options.cluster else {
+        anyhow::bail!("the checklist judges a cluster: give its snapshot with --cluster");
+    };
+    let outcomes = checklist::judge(&findings, snapshot);
+    let failed = match options.fail_on {
+        FailOn::Violation => outcomes.iter().any(|o| o.status == CheckStatus::Fail),
+        FailOn::Warning => outcomes
+            .iter()
+            .any(|o| matches!(o.status, CheckStatus::Fail | CheckStatus::Warn)),
+        FailOn::Never => false,
+    };
+    let exit = if failed {
+        Exit::Failed
+    } else if Conclusion::of(&outcomes) == Conclusion::Incomplete
+        && !options.allow_incomplete
+        && options.fail_on != FailOn::Never
+    {
+        Exit::Incomplete
+    } else {
+        Exit::Clean
+    };
+    match options.format {
+        Format::Text => print!("{}", checklist::render(&outcomes, snapshot)),
+        Format::Json => println!(
+            "{}",
+            CheckJson {
+                checklist: outcomes,
+                findings,
+                summary,
+            }
+            .to_json()?
+        ),
+        Format::Sarif | Format::Junit => {
+            anyhow::bail!("the checklist is printed as text or json")
+        }
+    }
+    Ok(exit)
+}

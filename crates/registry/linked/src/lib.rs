@@ -1,0 +1,67 @@
+//! Each policy of the registry with its code: its settings type, its rule
+//! catalogue, what it reads of an object and its rule, as the policy's
+//! crate exports them and its module's entry points call them.
+//!
+//! The tools that run or describe the rules natively walk the bundle here:
+//! the playground judges with [`visit`], fuzzing and the chart's settings
+//! schema with [`visit_all`]. A settings type differs from policy to policy,
+//! so a tool is a [`Visitor`], called once per policy with the policy's own
+//! type. The list is the registry's (`crates/layout`'s folders); the users'
+//! CLI, which runs the modules and links no policy, reads the registry
+//! itself, never this crate.
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use shared::{Catalogue, Evaluate, Reading, Validatable};
+
+/// What every policy's settings type is: decoded and validated as its
+/// module decodes and validates them, and described as a JSON schema for
+/// the chart's `values.schema.json`.
+pub trait Settings: DeserializeOwned + Default + Validatable + JsonSchema + 'static {}
+
+impl<S: DeserializeOwned + Default + Validatable + JsonSchema + 'static> Settings for S {}
+
+/// One policy's code.
+#[derive(Debug)]
+pub struct Linked<S> {
+    /// The folder, crate and module name.
+    pub name: &'static str,
+    /// Every rule the policy's findings may name.
+    pub rules: Catalogue,
+    /// What the rule reads of each object (`READS`).
+    pub reads: Reading,
+    /// The rule: a verdict from the request and the settings.
+    pub evaluate: Evaluate<S>,
+}
+
+/// Something done with each policy, whatever its settings type.
+pub trait Visitor {
+    type Output;
+    fn visit<S: Settings>(&mut self, policy: Linked<S>) -> Self::Output;
+}
+
+include!(concat!(env!("OUT_DIR"), "/linked.rs"));
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Names;
+
+    impl Visitor for Names {
+        type Output = &'static str;
+        fn visit<S: Settings>(&mut self, policy: Linked<S>) -> &'static str {
+            assert_eq!(policy.rules.policy, policy.name);
+            policy.name
+        }
+    }
+
+    /// Every policy of the registry is linked, under its own name, with the
+    /// catalogue that names it.
+    #[test]
+    fn the_registry_and_the_linked_policies_are_one_list() {
+        assert_eq!(visit_all(&mut Names), registry::names().collect::<Vec<_>>());
+        assert_eq!(visit("no-delete", &mut Names), Some("no-delete"));
+        assert_eq!(visit("nope", &mut Names), None);
+    }
+}

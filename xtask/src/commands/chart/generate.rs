@@ -1,0 +1,731 @@
+//! `chart`: the two files of the Helm chart (`charts/cozystack-policies/`)
+//! that follow from the policies themselves, written from them so that the
+//! chart cannot drift from the modules it installs.
+//!
+//! - `files/policies.yaml`: what each policy's `metadata.yml` declares and
+//!   its ClusterAdmissionPolicy must repeat (rules, `mutating`,
+//!   `backgroundAudit`, `contextAwareResources`, severity, category,
+//!   version), and, for each context-aware resource, the plural the
+//!   PolicyServer's ClusterRole grants. The templates read it with
+//!   `.Files.Get`; a kind a policy starts to look up reaches the manifest and
+//!   the RBAC with no template edit.
+//! - `values.schema.json`: every value of the chart, each policy's
+//!   `settings` as its settings type decodes them (schemars reads the same
+//!   serde attributes: names, `deny_unknown_fields`, optional fields, enum
+//!   spellings), so `helm install` refuses a misspelt or mistyped setting
+//!   instead of the policy-server crash-looping on it; every key values.yaml
+//!   sets is required, so a `null` cannot remove a value the templates need.
+//!
+//! `make chart` writes both (and renders `deploy/` from the chart); a test
+//! fails while the committed files differ from what this writes.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use linked::{Linked, Visitor};
+use registry::Declared;
+use schemars::generate::SchemaSettings;
+use schemars::{JsonSchema, Schema};
+use serde::Serialize;
+use serde_json::{Value, json};
+use shared::sdk::settings::SettingsValidationResponse;
+use wasm_meta::metadata::{ContextAwareResource, MODULE_REGISTRY, OCI_URL_ANNOTATION, WebhookRule};
+
+/// The chart, relative to the repository root.
+const CHART_DIR: &str = "charts/cozystack-policies";
+
+const POLICIES_HEADER: &str = "\
+# What each policy's metadata.yml declares, for the chart's templates: written
+# by `cargo xtask chart` (make chart) from policies/*/metadata.yml; do not
+# edit, regenerate. `reads` are the plurals of contextAwareResources, the
+# PolicyServer's ClusterRole grants get, list and watch on them.
+";
+
+/// One policy as the chart's templates read it.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ChartPolicy {
+    version: String,
+    severity: String,
+    category: String,
+    rules: Vec<WebhookRule>,
+    mutating: bool,
+    background_audit: bool,
+    context_aware_resources: Vec<ContextAwareResource>,
+    reads: Vec<Read>,
+    /// Whether the settings take `cozystackVersion`, which the chart's
+    /// value of that name fills in when the policy's settings leave it out.
+    release_setting: bool,
+}
+
+/// The setting that selects the Cozystack release a policy judges for.
+const RELEASE_SETTING: &str = "cozystackVersion";
+
+/// A resource the PolicyServer's service account may read: get, list and
+/// watch, or, for Secrets, get of the ones a policy names (it checks their
+/// existence and reads nothing else of them).
+#[derive(Debug, Serialize, PartialEq, Eq, PartialOrd, Ord)]
+#[serde(rename_all = "camelCase")]
+struct Read {
+    api_group: String,
+    resource: String,
+    /// Secrets by name (`io.cozystack-policies.secrets`); empty otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    names: Vec<String>,
+}
+
+/// The schema of a policy's settings type, with every subschema inline (the
+/// chart's schema holds eight of them side by side) and no `$schema`.
+fn settings_schema<T: JsonSchema>() -> Value {
+    let generator = SchemaSettings::draft2020_12()
+        .with(|settings| {
+            settings.inline_subschemas = true;
+            settings.meta_schema = None;
+        })
+        .into_generator();
+    let mut schema: Schema = generator.into_root_schema_for::<T>();
+    if let Some(object) = schema.as_object_mut() {
+        object.remove("title");
+    }
+    schema.to_value()
+}
+
+/// A policy's settings schema, from its settings type ([`linked`]), with the
+/// rule ids its settings `deny` and `ignore` may list as their items'
+/// `enum`: the settings type holds plain strings (one shared type for every
+/// policy), and the policy's `validate_settings` refuses the rest, but a
+/// `helm install` should refuse them first.
+struct SettingsSchema;
+
+impl Visitor for SettingsSchema {
+    type Output = Value;
+
+    fn visit<S: linked::Settings>(&mut self, policy: Linked<S>) -> Value {
+        let mut schema = settings_schema::<S>();
+        for setting in ["deny", "ignore"] {
+            if let Some(items) = schema.pointer_mut(&format!("/properties/{setting}/items")) {
+                *items = json!({"type": "string", "enum": listable::<S>(&policy, setting)});
+            }
+        }
+        schema
+    }
+}
+
+/// The rule ids the setting `setting` (`deny`, `ignore`) may list, in the
+/// catalogue's order: those the policy's own `validate_settings` accepts
+/// there, asked one id at a time, so the chart's enum and the policy cannot
+/// disagree.
+fn listable<S: linked::Settings>(policy: &Linked<S>, setting: &str) -> Vec<&'static str> {
+    policy
+        .rules
+        .rules()
+        .into_iter()
+        .map(|rule| rule.id)
+        .filter(|id| {
+            let settings = json!({ setting: [id] }).to_string();
+            shared::settings::validate_settings::<S>(policy.name, settings.as_bytes())
+                .ok()
+                .and_then(|answer| serde_json::from_slice::<SettingsValidationResponse>(&answer).ok())
+                .is_some_and(|answer| answer.valid)
+        })
+        .collect()
+}
+
+/// A policy's entry of `files/policies.yaml`, checking that its module is
+/// published where the chart pulls it from.
+fn chart_policy(policy: &Declared) -> Result<ChartPolicy> {
+    let metadata = &policy.metadata;
+    let oci_url = metadata
+        .annotations
+        .get(OCI_URL_ANNOTATION)
+        .with_context(|| format!("{}: annotation {OCI_URL_ANNOTATION} is missing", policy.name))?;
+    let expected = format!("{MODULE_REGISTRY}/{}", policy.name);
+    if *oci_url != expected {
+        bail!(
+            "{}: {OCI_URL_ANNOTATION} is {oci_url}, but the chart pulls {expected} \
+             (modules.registry and the policy's name)",
+            policy.name
+        );
+    }
+    let mut reads: Vec<Read> = metadata
+        .context_aware_resources
+        .iter()
+        .map(|resource| {
+            let group = resource
+                .api_version
+                .rsplit_once('/')
+                .map_or("", |(group, _)| group);
+            Read {
+                api_group: group.to_owned(),
+                resource: shared::catalogue::plural(group, &resource.kind),
+                names: Vec::new(),
+            }
+        })
+        .collect();
+    let secrets = metadata
+        .secrets()
+        .map_err(|problem| anyhow::anyhow!("{}: {problem}", policy.name))?;
+    for read in reads
+        .iter_mut()
+        .filter(|r| r.api_group.is_empty() && r.resource == "secrets")
+    {
+        read.names = secrets.iter().map(|(_, name)| name.clone()).collect();
+        read.names.sort();
+        read.names.dedup();
+        if read.names.is_empty() {
+            anyhow::bail!(
+                "{}: contextAwareResources names Secrets but io.cozystack-policies.secrets names none: \
+                 the policy server would read every Secret",
+                policy.name
+            );
+        }
+    }
+    reads.sort();
+    reads.dedup();
+    Ok(ChartPolicy {
+        version: metadata
+            .version()
+            .with_context(|| format!("{}: the version annotation is missing", policy.name))?
+            .to_owned(),
+        severity: policy.severity.clone(),
+        category: policy.category.clone(),
+        rules: metadata.rules.clone(),
+        mutating: metadata.mutating,
+        background_audit: metadata.background_audit,
+        context_aware_resources: metadata.context_aware_resources.clone(),
+        reads,
+        release_setting: false,
+    })
+}
+
+/// `monitor` or `protect`, as a ClusterAdmissionPolicy's `spec.mode`.
+fn mode_schema(description: &str) -> Value {
+    json!({"type": "string", "enum": ["monitor", "protect"], "description": description})
+}
+
+/// One policy's values: `enabled`, `mode`, `settings`, `module`, and its
+/// webhook's failure policy, timeouts and namespaces.
+fn policy_values_schema(name: &str, description: &str, settings: Value) -> Value {
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+    json!({
+        "type": "object",
+        "additionalProperties": false,
+        "description": format!("{name}: {description}"),
+        "properties": {
+            "enabled": {"type": "boolean", "description": "Install this policy's ClusterAdmissionPolicy."},
+            "mode": mode_schema("This policy's mode; the chart's `mode` when unset (monitor for the report-only upgrade-gate and upgrade-readiness)."),
+            "failurePolicy": {"type": "string", "enum": ["Fail", "Ignore"], "description": "What the API server does when the policy-server does not answer: Fail rejects the request, Ignore lets it through. Unset, it follows the policy's mode: Ignore in monitor, Fail in protect."},
+            "timeoutSeconds": timeout_schema("The webhook's timeout; the policy's template sets 5, or 10 for a context-aware policy."),
+            "timeoutEvalSeconds": timeout_schema("The timeout of the evaluation in policy-server, after which the failure policy applies; policy-server's own when unset."),
+            "skipNamespaces": {"type": "array", "items": namespace_schema(), "description": "More namespaces this policy leaves out, besides the chart's `skipNamespaces` and Kubewarden's namespace."},
+            "namespaceSelector": kubernetes_schema::<LabelSelector>(),
+            "settings": settings,
+            "module": {
+                "type": "object",
+                "additionalProperties": false,
+                "description": "Where the module is pulled from: registry://<registry>/<policy>:<tag>[@<digest>].",
+                "properties": {
+                    "registry": {"type": "string", "minLength": 1, "description": "Replaces `modules.registry` for this policy."},
+                    "tag": {"type": "string", "pattern": TAG_PATTERN, "description": "The tag; v<the policy's version> when unset."},
+                    "digest": {"type": "string", "pattern": "^sha256:[0-9a-f]{64}$", "description": "Pins the module by digest (what `push` prints)."},
+                },
+            },
+        },
+    })
+}
+
+/// An OCI tag (the distribution spec's `[a-zA-Z0-9_][a-zA-Z0-9._-]{0,127}`).
+const TAG_PATTERN: &str = "^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$";
+
+/// A webhook timeout: the ClusterAdmissionPolicy CRD's range for both
+/// `timeoutSeconds` and `timeoutEvalSeconds`.
+fn timeout_schema(description: &str) -> Value {
+    json!({"type": "integer", "minimum": 2, "maximum": 30, "description": description})
+}
+
+/// A namespace's name: a DNS-1123 label.
+fn namespace_schema() -> Value {
+    json!({"type": "string", "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", "maxLength": 63})
+}
+
+/// The name of a ConfigMap, Secret or ServiceAccount: a DNS-1123
+/// subdomain; empty where the value is optional.
+fn object_name_schema(description: &str, optional: bool) -> Value {
+    let name = "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
+    let pattern = if optional {
+        format!("^({name})?$")
+    } else {
+        format!("^{name}$")
+    };
+    json!({"type": "string", "pattern": pattern, "maxLength": 253, "description": description})
+}
+
+/// A Kubernetes type's schema from k8s-openapi (generated from the API's
+/// OpenAPI document), inline, with every object closed to the fields it
+/// declares: the API server would prune the others without a word.
+fn kubernetes_schema<T: JsonSchema>() -> Value {
+    fn close(value: &mut Value) {
+        match value {
+            Value::Object(map) => {
+                if map.contains_key("properties") && !map.contains_key("additionalProperties") {
+                    map.insert("additionalProperties".to_owned(), Value::Bool(false));
+                }
+                map.values_mut().for_each(close);
+            }
+            Value::Array(items) => items.iter_mut().for_each(close),
+            _ => {}
+        }
+    }
+    let mut schema = settings_schema::<T>();
+    close(&mut schema);
+    schema
+}
+
+/// policy-server's verification configuration (`--verification-path`, the
+/// `verification-config` key of the ConfigMap a PolicyServer's
+/// `verificationConfig` names), as policy-fetcher's
+/// `verify/config.rs` reads it (`VersionedVerificationConfig` v1, every
+/// struct `deny_unknown_fields`).
+fn verification_schema() -> Value {
+    let annotations = json!({"type": "object", "additionalProperties": {"type": "string"}});
+    let signature = json!({
+        "oneOf": [
+            {
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["kind", "key"],
+                "properties": {
+                    "kind": {"const": "pubKey"},
+                    "owner": {"type": "string"},
+                    "key": {"type": "string", "pattern": "-----BEGIN PUBLIC KEY-----", "description": "The PEM public key (cosign.pub)."},
+                    "annotations": annotations,
+                },
+            },
+            {
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["kind", "issuer", "subject"],
+                "properties": {
+                    "kind": {"const": "genericIssuer"},
+                    "issuer": {"type": "string"},
+                    "subject": {
+                        "type": "object",
+                        "additionalProperties": false,
+                        "minProperties": 1,
+                        "maxProperties": 1,
+                        "properties": {"equal": {"type": "string"}, "urlPrefix": {"type": "string"}},
+                    },
+                    "annotations": annotations,
+                },
+            },
+            {
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["kind", "owner"],
+                "properties": {
+                    "kind": {"const": "githubAction"},
+                    "owner": {"type": "string"},
+                    "repo": {"type": "string"},
+                    "annotations": annotations,
+                },
+            },
+        ],
+    });
+    json!({
+        "type": "object",
+        "additionalProperties": false,
+        "description": "policy-server's verification configuration: when set, the chart writes it into a ConfigMap and the PolicyServer refuses to start with a module whose signatures do not satisfy it. Empty: no verification.",
+        "properties": {
+            "apiVersion": {"const": "v1"},
+            "allOf": {"type": "array", "items": signature},
+            "anyOf": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["signatures"],
+                "properties": {
+                    "minimumMatches": {"type": "integer", "minimum": 1, "maximum": 255},
+                    "signatures": {"type": "array", "minItems": 1, "items": signature},
+                },
+            },
+        },
+        "dependentRequired": {"allOf": ["apiVersion"], "anyOf": ["apiVersion"]},
+    })
+}
+
+/// The values of the PolicyServer the policies run on: the fields of the
+/// PolicyServer CRD (`policies.kubewarden.io_policyservers.yaml`), each
+/// Kubernetes type as k8s-openapi declares it.
+fn policy_server_schema() -> Value {
+    use k8s_openapi::api::core::v1::{
+        Affinity, EnvVar, PodSecurityContext, SecurityContext, Toleration,
+    };
+    use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+    let quantities = kubernetes_schema::<BTreeMap<String, Quantity>>();
+    json!({
+        "type": "object",
+        "additionalProperties": false,
+        "properties": {
+            "name": {"type": "string", "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", "maxLength": 50, "description": "The PolicyServer's name; Kubewarden's controller names its Deployment and Service policy-server-<name>. Kubewarden never moves a policy to another PolicyServer: renaming it needs the release uninstalled first."},
+            "image": {
+                "type": "object",
+                "additionalProperties": false,
+                "description": "policy-server's image: <registry>/<repository>:<tag>[@<digest>].",
+                "properties": {
+                    "registry": {"type": "string", "minLength": 1, "description": "The registry (a mirror's, for an air-gapped cluster)."},
+                    "repository": {"type": "string", "pattern": "^[a-z0-9]+([._-][a-z0-9]+)*(/[a-z0-9]+([._-][a-z0-9]+)*)*$"},
+                    "tag": {"type": "string", "pattern": TAG_PATTERN},
+                    "digest": {"type": "string", "pattern": "^(sha256:[0-9a-f]{64})?$", "description": "Pins the image by digest; empty for none."},
+                },
+            },
+            "replicas": {"type": "integer", "minimum": 1},
+            "maxUnavailable": {"description": "Of the PodDisruptionBudget the controller creates: how many pods a drain may evict at once, at least 1 or 1%, so that the budget never blocks a drain.", "type": ["integer", "string"], "minimum": 1, "pattern": "^([1-9][0-9]?|100)%$"},
+            "resources": {
+                "type": "object",
+                "additionalProperties": false,
+                "properties": {"requests": quantities, "limits": quantities},
+            },
+            "affinity": kubernetes_schema::<Affinity>(),
+            "tolerations": {"type": "array", "items": kubernetes_schema::<Toleration>()},
+            "priorityClassName": {"type": "string"},
+            "annotations": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Annotations of the policy-server pods."},
+            "env": {"type": "array", "items": kubernetes_schema::<EnvVar>(), "description": "Environment variables of the policy-server container."},
+            "securityContexts": {
+                "type": "object",
+                "additionalProperties": false,
+                "description": "The security contexts of the policy-server pods and container; the controller's defaults for the one left out.",
+                "properties": {
+                    "pod": kubernetes_schema::<PodSecurityContext>(),
+                    "container": kubernetes_schema::<SecurityContext>(),
+                },
+            },
+            "imagePullSecret": object_name_schema("A Secret (kubernetes.io/dockerconfigjson) in Kubewarden's namespace with the credentials of the registry the modules are pulled from; empty for none.", true),
+            "sourceAuthorities": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string", "pattern": "-----BEGIN CERTIFICATE-----"}}, "description": "Registry -> the PEM certificates of the authorities that sign its TLS certificate."},
+            "insecureSources": {"type": "array", "items": {"type": "string", "minLength": 1}, "description": "Registries reached over plain HTTP or without verifying TLS."},
+            "sigstoreTrustConfig": object_name_schema("A ConfigMap in Kubewarden's namespace whose `sigstore-trust-config` holds a Sigstore trust configuration (ClientTrustConfig JSON); empty for the public Sigstore.", true),
+            "serviceAccount": {
+                "type": "object",
+                "additionalProperties": false,
+                "properties": {
+                    "create": {"type": "boolean", "description": "Create the service account and the ClusterRole that lets it read what the context-aware policies look up."},
+                    "name": object_name_schema("The PolicyServer's service account.", false),
+                },
+            },
+            "verificationConfig": verification_schema(),
+            "verificationConfigMap": object_name_schema("Instead of verificationConfig: a ConfigMap in Kubewarden's namespace whose `verification-config` holds policy-server's verification configuration; empty for none.", true),
+        },
+        "not": {
+            "description": "verificationConfig and verificationConfigMap are one or the other.",
+            "required": ["verificationConfig", "verificationConfigMap"],
+            "properties": {"verificationConfig": {"minProperties": 1}, "verificationConfigMap": {"minLength": 1}},
+        },
+    })
+}
+
+/// audit-scanner's service account and the read access the chart grants it.
+fn audit_scanner_schema() -> Value {
+    json!({
+        "type": "object",
+        "additionalProperties": false,
+        "description": "Kubewarden's audit-scanner: the account the chart lets read what the enabled policies audit.",
+        "properties": {
+            "rbac": {
+                "type": "object",
+                "additionalProperties": false,
+                "properties": {
+                    "create": {"type": "boolean", "description": "A ClusterRole and its binding: get, list and watch on the resources of every rule audit-scanner replays, nothing more."},
+                },
+            },
+            "serviceAccount": {
+                "type": "object",
+                "additionalProperties": false,
+                "description": "audit-scanner's service account: Kubewarden's chart's auditScanner.serviceAccountName, in the namespace Kubewarden is installed into.",
+                "properties": {
+                    "name": object_name_schema("The service account's name.", false),
+                    "namespace": namespace_schema(),
+                },
+            },
+        },
+    })
+}
+
+/// The chart's `values.schema.json` for `policies` (name, description,
+/// settings schema).
+fn values_schema(policies: &[(String, String, Value)]) -> Value {
+    let per_policy: serde_json::Map<String, Value> = policies
+        .iter()
+        .map(|(name, description, settings)| {
+            (
+                name.clone(),
+                policy_values_schema(name, description, settings.clone()),
+            )
+        })
+        .collect();
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$comment": "Written by `cargo xtask chart` (make chart) from each policy's settings type: do not edit, regenerate.",
+        "title": "Values of the cozystack-policies chart",
+        "type": "object",
+        "additionalProperties": false,
+        "properties": {
+            "global": {"type": "object", "description": "Helm's values shared with parent charts; unused."},
+            "kubewardenNamespace": namespace_schema(),
+            "skipNamespaces": {"type": "array", "items": namespace_schema(), "description": "Namespaces no policy but no-delete looks into, besides Kubewarden's."},
+            "auditScanner": audit_scanner_schema(),
+            "mode": mode_schema("The mode of every policy whose own `mode` is unset, but the report-only upgrade-gate and upgrade-readiness: monitor (nothing is rejected; the policy-server logs what would be, audit-scanner reports it, and an unanswered webhook lets the request through) or protect. Kubewarden allows monitor to protect, never back."),
+            RELEASE_SETTING: {
+                "type": "string",
+                "enum": shared::Release::ALL.iter().map(|r| r.as_str()).collect::<Vec<_>>(),
+                "description": "The Cozystack release the cluster runs (kubectl get configmap -n cozy-system cozystack-version): the `cozystackVersion` setting of every policy that takes it and whose settings leave it out.",
+            },
+            "modules": {
+                "type": "object",
+                "additionalProperties": false,
+                "properties": {
+                    "registry": {"type": "string", "minLength": 1, "description": "Registry and namespace of the modules: registry://<registry>/<policy>."},
+                },
+            },
+            "policies": {
+                "type": "object",
+                "additionalProperties": false,
+                "properties": per_policy,
+            },
+            "policyServer": policy_server_schema(),
+            "networkPolicy": {
+                "type": "object",
+                "additionalProperties": false,
+                "properties": {
+                    "enabled": {"type": "boolean", "description": "The CiliumNetworkPolicy that admits the webhook's callers to the policy-server pods."},
+                    "namespaces": {"type": "array", "items": {"type": "string", "minLength": 1}, "description": "Namespaces whose pods may call the webhook, besides the release's (audit-scanner, the controller): cozystack-api's."},
+                },
+            },
+        },
+    })
+}
+
+/// `schema` with every key `defaults` (values.yaml) sets required where it
+/// is set. Helm drops a key a user sets to `null` before it checks the
+/// values against the schema, so without this `mode: null` would pass and
+/// render an empty mode (which Kubewarden reads as protect), and
+/// `policyServer.resources: null` would fail the render on a nil pointer; a
+/// value is emptied with `{}`, `[]` or `""` instead.
+fn require_defaults(schema: &mut Value, defaults: &Value) {
+    let Value::Object(defaults) = defaults else {
+        return;
+    };
+    let Some(Value::Object(properties)) = schema.get_mut("properties") else {
+        return;
+    };
+    let mut required = Vec::new();
+    for (key, value) in defaults {
+        if let Some(property) = properties.get_mut(key) {
+            require_defaults(property, value);
+            required.push(key.clone());
+        }
+    }
+    if required.is_empty() {
+        return;
+    }
+    if let Some(object) = schema.as_object_mut() {
+        let mut all: Vec<String> = object
+            .get("required")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|key| key.as_str().map(str::to_owned))
+            .chain(required)
+            .collect();
+        all.sort();
+        all.dedup();
+        object.insert("required".to_owned(), json!(all));
+    }
+}
+
+/// The generated files of the chart, relative to the repository root.
+#[derive(Debug)]
+pub struct Generated {
+    pub files: Vec<(PathBuf, String)>,
+}
+
+/// Both generated files for the bundle's policies ([`registry`], their
+/// settings types from [`linked`]), with the values.yaml of the chart under
+/// `root` (which says which values are required).
+pub fn generate(root: &Path) -> Result<Generated> {
+    let mut chart_policies = BTreeMap::new();
+    let mut schemas = Vec::new();
+    for policy in registry::policies()? {
+        let mut entry = chart_policy(policy)?;
+        let settings = linked::visit(policy.name, &mut SettingsSchema)
+            .with_context(|| format!("{}: a policy of the registry is not linked", policy.name))?;
+        entry.release_setting = settings
+            .pointer(&format!("/properties/{RELEASE_SETTING}"))
+            .is_some();
+        let description = policy
+            .metadata
+            .annotations
+            .get("io.kubewarden.policy.description")
+            .map(|text| text.split_whitespace().collect::<Vec<_>>().join(" "))
+            .unwrap_or_default();
+        schemas.push((policy.name.to_owned(), description, settings));
+        chart_policies.insert(policy.name, entry);
+    }
+    let policies_yaml = format!(
+        "{POLICIES_HEADER}{}",
+        serde_saphyr::to_string(&chart_policies)?
+    );
+    let dir = PathBuf::from(CHART_DIR);
+    let values_path = root.join(&dir).join("values.yaml");
+    let values_text = std::fs::read_to_string(&values_path)
+        .with_context(|| format!("reading {}", values_path.display()))?;
+    let defaults: Value = reading::yaml::document(&values_text, reading::yaml::Limit::Settings)
+        .with_context(|| format!("reading {}", values_path.display()))?;
+    let mut schema = values_schema(&schemas);
+    require_defaults(&mut schema, &defaults);
+    let mut schema = serde_json::to_string_pretty(&schema)?;
+    schema.push('\n');
+    Ok(Generated {
+        files: vec![
+            (dir.join("files/policies.yaml"), policies_yaml),
+            (dir.join("values.schema.json"), schema),
+        ],
+    })
+}
+
+impl Generated {
+    /// Writes the files that differ under `root`; the paths written.
+    pub fn write(&self, root: &Path) -> Result<Vec<PathBuf>> {
+        let mut written = Vec::new();
+        for path in self.drift(root) {
+            let text = self
+                .files
+                .iter()
+                .find(|(p, _)| *p == path)
+                .map(|(_, text)| text)
+                .context("a drifted file is one of the generated ones")?;
+            let target = root.join(&path);
+            if let Some(parent) = target.parent() {
+                std::fs::create_dir_all(parent)
+                    .with_context(|| format!("creating {}", parent.display()))?;
+            }
+            std::fs::write(&target, text)
+                .with_context(|| format!("writing {}", target.display()))?;
+            written.push(path);
+        }
+        Ok(written)
+    }
+
+    /// The files whose committed text under `root` differs.
+    pub fn drift(&self, root: &Path) -> Vec<PathBuf> {
+        self.files
+            .iter()
+            .filter(|(path, text)| {
+                std::fs::read_to_string(root.join(path)).ok().as_ref() != Some(text)
+            })
+            .map(|(path, _)| path.clone())
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn root() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn committed_chart_files_are_what_the_policies_give() {
+        let root = root();
+        let generated = generate(&root).unwrap();
+        let drift = generated.drift(&root);
+        assert!(
+            drift.is_empty(),
+            "{drift:?} differ from what the policies give: run `make chart` and commit"
+        );
+    }
+
+    /// The settings schema is the settings type: every case's settings
+    /// that the policy accepts pass it, and a field the type does not have
+    /// is refused.
+    #[test]
+    fn settings_schemas_accept_every_accepted_case_and_refuse_unknown_keys() {
+        let root = root();
+        for policy in layout::policies(&root).unwrap() {
+            let schema = linked::visit(&policy.name, &mut SettingsSchema).unwrap();
+            let mut schemas = boon::Schemas::new();
+            let mut compiler = boon::Compiler::new();
+            compiler
+                .add_resource("settings.json", schema.clone())
+                .unwrap();
+            let index = compiler.compile("settings.json", &mut schemas).unwrap();
+            for file in testkit::case::case_files(&policy.cases_dir()).unwrap() {
+                let case = testkit::case::Case::load(&file).unwrap();
+                if case.expect.result == testkit::case::ExpectedResult::InvalidSettings {
+                    continue;
+                }
+                let settings = if case.settings.is_null() {
+                    json!({})
+                } else {
+                    case.settings.clone()
+                };
+                if let Err(error) = schemas.validate(&settings, index) {
+                    panic!("{}: the schema refuses {settings}: {error}", file.display());
+                }
+            }
+            assert!(
+                schemas
+                    .validate(&json!({"noSuchSetting": true}), index)
+                    .is_err(),
+                "{}: unknown settings pass the schema",
+                policy.name
+            );
+        }
+    }
+
+    fn find(name: &str) -> &'static Declared {
+        registry::policies()
+            .unwrap()
+            .iter()
+            .find(|p| p.name == name)
+            .unwrap()
+    }
+
+    #[test]
+    fn context_aware_resources_become_reads() {
+        let policy = find("securitygroup-validity");
+        let entry = chart_policy(policy).unwrap();
+        assert!(entry.reads.contains(&Read {
+            api_group: "helm.toolkit.fluxcd.io".into(),
+            resource: "helmreleases".into(),
+            names: Vec::new(),
+        }));
+        assert!(entry.reads.contains(&Read {
+            api_group: "cozystack.io".into(),
+            resource: "applicationdefinitions".into(),
+            names: Vec::new(),
+        }));
+    }
+
+    #[test]
+    fn secrets_are_read_by_name_only() {
+        let policy = find("upgrade-gate");
+        let entry = chart_policy(policy).unwrap();
+        let secrets: Vec<_> = entry
+            .reads
+            .iter()
+            .filter(|r| r.resource == "secrets")
+            .collect();
+        assert_eq!(
+            secrets,
+            [&Read {
+                api_group: String::new(),
+                resource: "secrets".into(),
+                names: vec!["cozy-backups-creds".into(), "patch-containerd".into()],
+            }]
+        );
+    }
+}

@@ -1,0 +1,38 @@
+//! `chart`: the chart's files that follow from the policies, written or
+//! checked.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::Result;
+
+mod generate;
+
+/// Write the chart's files that follow from the policies
+/// (charts/cozystack-policies/files/policies.yaml from each metadata.yml,
+/// values.schema.json from each settings type).
+#[derive(clap::Args)]
+pub struct Args {
+    /// Write nothing; exit 1 when a committed file differs.
+    #[arg(long)]
+    pub check: bool,
+}
+
+pub fn run(root: &Path, Args { check }: Args) -> Result<ExitCode> {
+    let generated = generate::generate(root)?;
+    if check {
+        let drift = generated.drift(root);
+        for path in &drift {
+            eprintln!("out of date: {}", path.display());
+        }
+        return Ok(if drift.is_empty() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        });
+    }
+    for path in generated.write(root)? {
+        println!("wrote {}", path.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -55,7 +55,7 @@ pub fn render(findings: &[Finding], changes: &[Change]) -> Result<String> {
         let file = finding
             .location
             .as_ref()
-            .map_or(Path::new(""), |at| at.file.as_path());
+            .map_or_else(|| Path::new(""), |at| at.file.as_path());
         let case = case(&mut files, file, finding.subject());
         // A rule that could not judge fails nothing: its line goes with
         // the warnings, which JUnit prints as the case's output.

@@ -11,14 +11,14 @@
 //! - [`verdict`] and [`warnings`]: findings tagged with their rule, refusals and the SDK's
 //!   response, with warnings fitted to what the API server passes on;
 //! - [`settings`]: exact settings validation and exemptions;
-//! - [`catalogue`] and [`validators`]: platform facts and Kubernetes syntax;
+//! - [`apps`] and [`validators`]: platform facts and Kubernetes syntax;
 //! - [`first_seen`]: earlier entries of a list by key, without rescanning it;
 //! - [`lookup`]: cluster reads through the host's context-aware capabilities;
 //! - [`policy!`]: the waPC entry points, built only with the policy crate's
 //!   `wapc` feature (the wasm modules); without it a policy is a plain
 //!   library, which native tests and the browser build link.
 
-pub mod catalogue;
+pub mod apps;
 pub mod field;
 pub mod findings;
 pub mod first_seen;
@@ -32,7 +32,7 @@ pub mod validators;
 pub mod verdict;
 pub mod warnings;
 
-pub use catalogue::Release;
+pub use apps::Release;
 pub use field::{Field, FieldError, FieldPath, Kind};
 pub use findings::Findings;
 pub use kubewarden_policy_sdk as sdk;
@@ -40,7 +40,7 @@ pub use kubewarden_policy_sdk::settings::Validatable;
 pub use lookup::Cluster;
 pub use request::{Operation, Request, User};
 pub use rule::{Catalogue, Level, NOT_CHECKED_SUFFIX, Rule, is_not_checked};
-pub use select::{Reading, Reads};
+pub use select::{Reads, Selection};
 pub use serde_json::Value;
 pub use settings::{CozystackVersion, Exemptions, RuleIds};
 pub use verdict::{Finding, FindingKind, ParsedLine, Refusal, Review, Tag, Verdict};
@@ -62,7 +62,7 @@ pub type Evaluate<S> = fn(&Request<'_>, &S) -> Result<Verdict, FieldError>;
 pub fn validate<S, R>(
     policy: &'static str,
     payload: &[u8],
-    reading: Reading,
+    reading: Selection,
     cluster: &dyn Cluster,
     rule: R,
 ) -> CallResult
@@ -103,7 +103,7 @@ where
 ///
 /// ```ignore
 /// /// What the rule reads of each object.
-/// pub const READS: shared::Reading = shared::Reading::Paths(&["metadata.labels"]);
+/// pub const READS: shared::Selection = shared::Selection::Paths(&["metadata.labels"]);
 /// shared::policy!(Settings, evaluate, READS);
 /// ```
 #[macro_export]

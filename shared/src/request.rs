@@ -21,7 +21,7 @@ use serde_json::value::RawValue;
 
 use crate::field::{Field, FieldError, FieldPath};
 use crate::lookup::Cluster;
-use crate::select::{Reading, Reads, Text};
+use crate::select::{Reads, Selection, Text};
 
 /// The admission operation: the one type for it, here and on the host side
 /// (`admission` re-exports it), spelt as the apiserver spells it.
@@ -82,7 +82,7 @@ pub struct Request<'a> {
     payload: &'a str,
 }
 
-/// An object of the request, as the policy's [`Reading`] keeps it.
+/// An object of the request, as the policy's [`Selection`] keeps it.
 struct Object<'a> {
     /// `object` or `oldObject`, as messages name it.
     member: &'static str,
@@ -247,12 +247,12 @@ fn without_position(error: &impl fmt::Display) -> String {
 /// reads, and lookups go to `cluster`.
 pub fn read<'a>(
     payload: &'a [u8],
-    reading: Reading,
+    reading: Selection,
     cluster: &'a dyn Cluster,
 ) -> Result<Payload<'a>, RequestError> {
     let up_front = match reading {
-        Reading::Paths(paths) => Ok(Reads::new(paths)),
-        Reading::OnDemand(paths) => Err(paths),
+        Selection::Paths(paths) => Ok(Reads::new(paths)),
+        Selection::OnDemand(paths) => Err(paths),
     };
     // Valid UTF-8 once, up front: serde_json then need not check each
     // string it reads.
@@ -263,8 +263,8 @@ pub fn read<'a>(
         // kept raw, so a rule that never asks for it (an operation it does
         // not judge) still answers; asking makes the request malformed.
         Err(error) => match reading {
-            Reading::Paths(paths) => parts(text, Err(paths)).map_err(|_| error)?,
-            Reading::OnDemand(_) => return Err(error),
+            Selection::Paths(paths) => parts(text, Err(paths)).map_err(|_| error)?,
+            Selection::OnDemand(_) => return Err(error),
         },
     };
     let mut header = parts.header.ok_or(RequestError::Missing("request"))?;
@@ -340,8 +340,8 @@ impl<'a> Request<'a> {
 
     /// `paths` of `object`, read now, for a rule that reads more than its
     /// policy declared (settings that name more fields); `None` when the
-    /// request has no object. Under [`Reading::OnDemand`] this reads the
-    /// raw object; under [`Reading::Paths`] the whole payload again.
+    /// request has no object. Under [`Selection::OnDemand`] this reads the
+    /// raw object; under [`Selection::Paths`] the whole payload again.
     pub fn object_reading(&self, paths: &[&str]) -> Option<Value> {
         self.object.reading(paths, self.payload)
     }
@@ -595,7 +595,7 @@ mod tests {
         "object": null, "oldObject": {"metadata": {"name": "db"}, "spec": {"storageClass": "local"}, "status": {}}}}"#;
 
     fn parse(text: &str) -> Result<Payload<'_>, RequestError> {
-        read(text.as_bytes(), Reading::Paths(&["spec"]), &Offline)
+        read(text.as_bytes(), Selection::Paths(&["spec"]), &Offline)
     }
 
     #[test]
@@ -678,7 +678,7 @@ mod tests {
 
     #[test]
     fn objects_read_on_demand() {
-        let payload = read(DELETE.as_bytes(), Reading::OnDemand(&[]), &Offline).unwrap();
+        let payload = read(DELETE.as_bytes(), Selection::OnDemand(&[]), &Offline).unwrap();
         let request = payload.request;
         assert_eq!(request.name, "db");
         assert!(
@@ -724,7 +724,7 @@ mod tests {
     #[test]
     fn objects_too_deep_fail_only_the_rule_that_reads_them() {
         let text = deep_delete(200);
-        for reading in [Reading::Paths(&["spec"]), Reading::OnDemand(&["spec"])] {
+        for reading in [Selection::Paths(&["spec"]), Selection::OnDemand(&["spec"])] {
             let request = read(text.as_bytes(), reading, &Offline).unwrap().request;
             assert_eq!(request.name, "db", "the name is read past the spec");
             assert_eq!(request.unreadable(), None, "nothing asked yet");

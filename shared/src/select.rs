@@ -25,7 +25,7 @@ use serde_json::{Map, Value};
 /// ([`crate::Request::object_reading`]), as settings that name more fields
 /// need: up front, that reads the payload again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Reading {
+pub enum Selection {
     /// These subtrees, read while the request is parsed.
     Paths(&'static [&'static str]),
     /// These subtrees, read from an object when the rule first asks for it.

@@ -11,7 +11,7 @@ use serde::de::DeserializeOwned;
 use kubewarden_policy_sdk::settings::{SettingsValidationResponse, Validatable};
 use kubewarden_policy_sdk::wapc_guest::CallResult;
 
-use crate::catalogue::Release;
+use crate::apps::Release;
 use crate::request::User;
 use crate::rule::Rule;
 use crate::validators::{is_dns1123_label, is_dns1123_subdomain};

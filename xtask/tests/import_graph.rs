@@ -17,7 +17,12 @@
 //! not read (`format!`, `assert!`): they name values, not modules.
 
 // A test: a panic is a failing assertion, not a trap in a policy-server.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

@@ -11,7 +11,7 @@
 //! the accept-all floor.
 
 use serde::Deserialize;
-use shared::{FieldError, Reading, Request, Validatable, Value, Verdict};
+use shared::{FieldError, Request, Selection, Validatable, Value, Verdict};
 
 /// The settings of whichever policy the floor stands in for: decoded, as
 /// every policy decodes its own, then ignored.
@@ -26,7 +26,7 @@ impl Validatable for AnySettings {
 }
 
 /// No subtree beyond the name and namespace every reading keeps.
-pub const READS: Reading = Reading::Paths(&[]);
+pub const READS: Selection = Selection::Paths(&[]);
 
 shared::policy!(AnySettings, evaluate, READS);
 

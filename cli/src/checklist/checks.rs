@@ -21,7 +21,7 @@ pub struct Target {
 impl Target {
     /// The API group (`""` for the core group).
     pub fn group(&self) -> &'static str {
-        shared::catalogue::group_version(self.api_version).0
+        shared::apps::group_version(self.api_version).0
     }
 }
 

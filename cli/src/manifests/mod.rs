@@ -75,7 +75,7 @@ impl ObjectKey {
                 .map(str::to_owned)
         };
         let api_version = text("/apiVersion")?;
-        let (group, version) = shared::catalogue::group_version(&api_version);
+        let (group, version) = shared::apps::group_version(&api_version);
         Some(Self {
             group: group.to_owned(),
             version: version.to_owned(),

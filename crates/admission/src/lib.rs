@@ -48,7 +48,7 @@ pub struct UserInfo {
 }
 
 /// The fields of a request the API server takes from the object it is
-/// about: `kind` and `resource` (the plural [`shared::catalogue::plural`]
+/// about: `kind` and `resource` (the plural [`shared::apps::plural`]
 /// gives) from its `apiVersion` and `kind`, `name` and `namespace` from its
 /// metadata. What the object lacks is left out. `check` and the playground
 /// build their requests from manifests with it, so both send a policy the
@@ -58,8 +58,8 @@ pub fn object_fields(object: &Value) -> Map<String, Value> {
     let mut fields = Map::new();
     if let Some(kind) = text("/kind") {
         let api_version = text("/apiVersion").unwrap_or_default();
-        let (group, version) = shared::catalogue::group_version(api_version);
-        let resource = shared::catalogue::plural(group, kind);
+        let (group, version) = shared::apps::group_version(api_version);
+        let resource = shared::apps::plural(group, kind);
         fields.insert(
             "kind".to_owned(),
             json!({"group": group, "version": version, "kind": kind}),

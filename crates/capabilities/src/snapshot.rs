@@ -92,13 +92,13 @@ fn text<'v>(object: &'v Value, pointer: &str) -> &'v str {
 }
 
 fn group_of(object: &Value) -> &str {
-    shared::catalogue::group_version(text(object, "/apiVersion")).0
+    shared::apps::group_version(text(object, "/apiVersion")).0
 }
 
 /// A kind as kubectl names it unambiguously: `configmaps`,
 /// `etcdclusters.etcd.aenix.io`.
 pub fn resource(group: &str, kind: &str) -> String {
-    let plural = shared::catalogue::plural(group, kind);
+    let plural = shared::apps::plural(group, kind);
     if group.is_empty() {
         plural
     } else {
@@ -243,7 +243,7 @@ impl Snapshot {
         fields: Option<&str>,
         masks: Option<&BTreeSet<String>>,
     ) -> Result<Vec<u8>, String> {
-        let (group, _) = shared::catalogue::group_version(api_version);
+        let (group, _) = shared::apps::group_version(api_version);
         if let Coverage::Unread(unread) = self.coverage(group, kind) {
             return Err(unread.to_string());
         }
@@ -278,7 +278,7 @@ impl Snapshot {
         namespace: Option<&str>,
         masks: Option<&BTreeSet<String>>,
     ) -> Result<Vec<u8>, String> {
-        let (group, _) = shared::catalogue::group_version(api_version);
+        let (group, _) = shared::apps::group_version(api_version);
         let scope = namespace.unwrap_or_default();
         if let Coverage::Unread(unread) = self.object_coverage(group, kind, scope, name) {
             return Err(unread.to_string());
@@ -558,7 +558,7 @@ mod tests {
 
     fn read(api_version: &str, kind: &str, result: ReadResult) -> Value {
         json!({"apiVersion": api_version, "kind": kind,
-            "resource": resource(shared::catalogue::group_version(api_version).0, kind),
+            "resource": resource(shared::apps::group_version(api_version).0, kind),
             "result": result, "message": if result.is_read() { "" } else { "Error from server (Forbidden): no" }})
     }
 

@@ -24,7 +24,7 @@ use libtest_mimic::{Arguments, Failed, Trial};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use shared::lookup::{Cluster, GetResource, ListAll, ListByNamespace, LookupError};
-use shared::{Catalogue, Evaluate, Reading, Validatable};
+use shared::{Catalogue, Evaluate, Selection, Validatable};
 
 use crate::case::{Case, Evaluation, Evaluator, Runner, SettingsAnswer, case_files};
 use crate::rules::{KnownRules, documented};
@@ -36,7 +36,7 @@ use wasm_meta::metadata::Metadata;
 pub struct Native<S> {
     name: String,
     catalogue: Catalogue,
-    reading: Reading,
+    reading: Selection,
     rule: Evaluate<S>,
     metadata: Metadata,
 }
@@ -47,7 +47,7 @@ impl<S> Native<S> {
     pub fn new(
         dir: &Path,
         catalogue: Catalogue,
-        reading: Reading,
+        reading: Selection,
         rule: Evaluate<S>,
     ) -> Result<Self, String> {
         let name = dir
@@ -170,7 +170,7 @@ fn admission_response(
 /// tagged with a rule of `catalogue`), and `rules-documented`: the
 /// catalogue's not-checked rules are named as such, and the README's
 /// "Rules" table lists exactly the catalogue.
-pub fn main<S>(manifest_dir: &str, catalogue: Catalogue, reading: Reading, rule: Evaluate<S>)
+pub fn main<S>(manifest_dir: &str, catalogue: Catalogue, reading: Selection, rule: Evaluate<S>)
 where
     S: DeserializeOwned + Default + Validatable + 'static,
 {

@@ -16,7 +16,7 @@
 //! | VirtualPrivateCloud | `subnets[i].name` | label value of the subnet's NetworkAttachmentDefinition and Subnet (`apps/vpc/templates/vpc.yaml`) |
 //! | Monitoring | `metricsStorages[i].name`, `logsStorages[i].name` | WorkloadMonitors `<name>-vmstorage`, `-vmselect`, `-vminsert`, `vmalert-<name>`, `<name>-vlstorage`, `-vlselect`, `-vlinsert` (`extra/monitoring/templates/workloadmonitors.yaml`) |
 
-use shared::catalogue::app_kind;
+use shared::apps::app_kind;
 use shared::validators::{check_label_value, is_dns1123_subdomain};
 use shared::{Field, FieldError};
 

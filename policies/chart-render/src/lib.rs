@@ -38,17 +38,17 @@ mod settings;
 mod sprig;
 mod values;
 
-use shared::catalogue::APPS_GROUP;
+use shared::apps::APPS_GROUP;
 use shared::{
-    Field, FieldError, Findings, Kind, Operation, Reading, Refusal, Release, Request, Review,
-    RuleIds, Verdict,
+    Field, FieldError, Findings, Kind, Operation, Refusal, Release, Request, Review, RuleIds,
+    Selection, Verdict,
 };
 
 pub use rules::RULES;
 pub use settings::Settings;
 
 /// What the rule reads of each object: the values.
-pub const READS: Reading = Reading::Paths(&["spec"]);
+pub const READS: Selection = Selection::Paths(&["spec"]);
 
 shared::policy!(Settings, evaluate, READS);
 

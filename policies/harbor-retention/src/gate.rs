@@ -14,7 +14,7 @@
 //! custom ApplicationDefinition's) it says only what is certain: the
 //! HelmRelease goes, and with it whatever its chart does on uninstall.
 
-use shared::catalogue::{APPS_GROUP, app_kind};
+use shared::apps::{APPS_GROUP, app_kind};
 use shared::{FieldError, Refusal, Request, Review, Verdict};
 
 use crate::reclaim::reclaimed_kind;

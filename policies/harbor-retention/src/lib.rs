@@ -28,9 +28,9 @@ mod walk;
 
 use std::collections::HashSet;
 
-use shared::catalogue::APPS_GROUP;
+use shared::apps::APPS_GROUP;
 use shared::{
-    Field, FieldError, FieldPath, Finding, Kind, Operation, Reading, Refusal, Request, Review,
+    Field, FieldError, FieldPath, Finding, Kind, Operation, Refusal, Request, Review, Selection,
     Verdict,
 };
 
@@ -42,7 +42,7 @@ use walk::{MAX_DEPTH, TooDeep};
 /// annotations (the confirmation, `helm.sh/resource-policy`). Most requests
 /// need one object (an UPDATE reads the old one only to tell stored keys
 /// from new ones), so each is read when first asked for.
-pub const READS: Reading = Reading::OnDemand(&["metadata.annotations", "spec"]);
+pub const READS: Selection = Selection::OnDemand(&["metadata.annotations", "spec"]);
 
 shared::policy!(Settings, evaluate, READS);
 

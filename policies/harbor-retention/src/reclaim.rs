@@ -143,7 +143,7 @@ pub fn reclaimed_kind(kind: &str) -> Option<&'static Reclaimed> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shared::catalogue::app_kind;
+    use shared::apps::app_kind;
 
     #[test]
     fn every_kind_is_an_application() {

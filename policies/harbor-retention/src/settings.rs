@@ -1,7 +1,7 @@
 //! Settings of `harbor-retention`.
 
 use serde::Deserialize;
-use shared::catalogue::{APP_KINDS, PLATFORM_GROUPS};
+use shared::apps::{APP_KINDS, PLATFORM_GROUPS};
 use shared::validators::is_kind_name;
 use shared::{Exemptions, User, Validatable};
 

@@ -14,14 +14,14 @@
 pub mod rules;
 mod settings;
 
-use shared::catalogue::PLATFORM_GROUPS;
-use shared::{Field, FieldError, Operation, Reading, Refusal, Request, Review, User, Verdict};
+use shared::apps::PLATFORM_GROUPS;
+use shared::{Field, FieldError, Operation, Refusal, Request, Review, Selection, User, Verdict};
 
 pub use rules::RULES;
 pub use settings::{LabelRemoval, Settings};
 
 /// What the rule reads of each object.
-pub const READS: Reading = Reading::Paths(&["metadata.labels"]);
+pub const READS: Selection = Selection::Paths(&["metadata.labels"]);
 
 shared::policy!(Settings, evaluate, READS);
 

@@ -8,7 +8,7 @@
 //! the charts' own `fail` texts, so auditors recognise them.
 
 use shared::Kind;
-use shared::catalogue::APPS_GROUP;
+use shared::apps::APPS_GROUP;
 
 /// Which chart renders the object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

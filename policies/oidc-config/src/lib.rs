@@ -32,13 +32,13 @@ mod settings;
 mod users;
 
 use chart::{Chart, Mode};
-use shared::{FieldError, Kind, Operation, Reading, Refusal, Request, Review, Verdict};
+use shared::{FieldError, Kind, Operation, Refusal, Request, Review, Selection, Verdict};
 
 pub use rules::RULES;
 pub use settings::Settings;
 
 /// What the rule reads of each object.
-pub const READS: Reading = Reading::Paths(&[
+pub const READS: Selection = Selection::Paths(&[
     "spec.oidc",
     "spec.controlPlane.apiServer.extraArgs",
     "spec.controlPlane.apiServer.extraVolumes",

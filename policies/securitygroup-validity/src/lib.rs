@@ -20,7 +20,7 @@ pub mod rules;
 mod settings;
 mod spec;
 
-use shared::{FieldError, Findings, Operation, Reading, Refusal, Request, Review, Verdict};
+use shared::{FieldError, Findings, Operation, Refusal, Request, Review, Selection, Verdict};
 
 pub use rules::RULES;
 pub use settings::{IGNORABLE, Settings};
@@ -28,7 +28,7 @@ use spec::{AppTarget, GroupTarget, Known, Walk};
 
 /// What the rule reads of each object (and the implicit `metadata.name`
 /// and `metadata.namespace`).
-pub const READS: Reading = Reading::Paths(&["spec"]);
+pub const READS: Selection = Selection::Paths(&["spec"]);
 
 shared::policy!(Settings, evaluate, READS);
 

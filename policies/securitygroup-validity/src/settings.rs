@@ -1,7 +1,7 @@
 //! Settings of `securitygroup-validity`.
 
 use serde::Deserialize;
-use shared::catalogue::app_kind;
+use shared::apps::app_kind;
 use shared::validators::is_kind_name;
 use shared::{Exemptions, RuleIds, Validatable};
 

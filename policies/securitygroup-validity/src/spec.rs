@@ -11,7 +11,7 @@
 
 use std::collections::HashMap;
 
-use shared::catalogue::{APP_KINDS, APPS_GROUP, app_kind_by_plural};
+use shared::apps::{APP_KINDS, APPS_GROUP, app_kind_by_plural};
 use shared::lookup::{Cluster, LookupError};
 use shared::validators::{
     check_label_value, check_qualified_name, is_cidr_or_ip, is_cilium_protocol,

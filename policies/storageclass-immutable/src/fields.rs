@@ -97,7 +97,7 @@ mod tests {
     fn sixteen_kinds_all_in_the_catalogue() {
         assert_eq!(PLATFORM.len(), 16);
         for (kind, fields) in PLATFORM {
-            assert!(shared::catalogue::app_kind(kind).is_some(), "{kind}");
+            assert!(shared::apps::app_kind(kind).is_some(), "{kind}");
             assert!(!fields.is_empty());
         }
     }

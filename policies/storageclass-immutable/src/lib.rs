@@ -18,7 +18,9 @@ mod settings;
 
 use fields::{ImmutableField, platform_fields};
 use shared::request::required;
-use shared::{Field, FieldError, FieldPath, Operation, Reading, Refusal, Request, Review, Verdict};
+use shared::{
+    Field, FieldError, FieldPath, Operation, Refusal, Request, Review, Selection, Verdict,
+};
 
 pub use rules::RULES;
 pub use settings::{AdditionalField, Settings};
@@ -26,7 +28,7 @@ pub use settings::{AdditionalField, Settings};
 /// What the rule reads of each object: the platform's immutable fields of
 /// every kind, up front. Fields the settings add are read when a request of
 /// their kind comes ([`Request::object_reading`]).
-pub const READS: Reading = Reading::Paths(fields::PLATFORM_PATHS);
+pub const READS: Selection = Selection::Paths(fields::PLATFORM_PATHS);
 
 shared::policy!(Settings, evaluate, READS);
 

@@ -37,9 +37,9 @@ mod settings;
 mod storage_class;
 mod workers;
 
-use shared::catalogue::APPS_GROUP;
+use shared::apps::APPS_GROUP;
 use shared::{
-    FieldError, Findings, Operation, Reading, Refusal, Request, Review, RuleIds, Verdict,
+    FieldError, Findings, Operation, Refusal, Request, Review, RuleIds, Selection, Verdict,
 };
 
 pub use rules::RULES;
@@ -48,7 +48,7 @@ pub use settings::Settings;
 /// What the rules read of each object: the application specs, a
 /// StorageClass's provisioner, parameters and annotations, when a stored
 /// object was created.
-pub const READS: Reading = Reading::Paths(&[
+pub const READS: Selection = Selection::Paths(&[
     "spec",
     "provisioner",
     "parameters",

@@ -26,9 +26,9 @@ mod node;
 pub mod rules;
 mod settings;
 
-use shared::catalogue::APPS_GROUP;
+use shared::apps::APPS_GROUP;
 use shared::{
-    Field, FieldError, Finding, Findings, Operation, Reading, Refusal, Request, Review, RuleIds,
+    Field, FieldError, Finding, Findings, Operation, Refusal, Request, Review, RuleIds, Selection,
     Verdict,
 };
 
@@ -39,7 +39,7 @@ pub use settings::Settings;
 /// label, the migration version, the Etcd backup block, the Kubernetes
 /// version, the platform Package's migrations values and a Node's kubelet
 /// version.
-pub const READS: Reading = Reading::Paths(&[
+pub const READS: Selection = Selection::Paths(&[
     "metadata.labels",
     "metadata.annotations",
     "data.version",

@@ -33,8 +33,8 @@ pub mod validate;
 use serde_json::Value;
 use shared::field::Segment;
 use shared::{
-    Field, FieldError, FieldPath, Finding, Findings, Kind, Operation, Reading, Refusal, Request,
-    Review, Verdict,
+    Field, FieldError, FieldPath, Finding, Findings, Kind, Operation, Refusal, Request, Review,
+    Selection, Verdict,
 };
 
 use messages::Violation;
@@ -43,7 +43,7 @@ use schemas::{App, Release};
 pub use settings::{IGNORABLE, Settings, versions};
 
 /// What the rule reads of each object: the whole `spec`, of both objects.
-pub const READS: Reading = Reading::Paths(&["spec"]);
+pub const READS: Selection = Selection::Paths(&["spec"]);
 
 shared::policy!(Settings, evaluate, READS);
 
@@ -261,7 +261,7 @@ fn spec_of<'f>(object: &Field<'f>) -> Result<Option<&'f Value>, FieldError> {
 /// The rule: pure over the request and settings.
 pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, FieldError> {
     if !matches!(request.operation, Operation::Create | Operation::Update)
-        || request.group != shared::catalogue::APPS_GROUP
+        || request.group != shared::apps::APPS_GROUP
         || settings.exemptions.exempts(&request.user)
     {
         return Ok(Verdict::allow());

@@ -178,7 +178,7 @@ mod tests {
         assert_eq!(v154.apps.len(), 29);
         assert!(v154.apps.iter().all(|a| a.kind != "KubernetesNodes"));
         for app in v162.apps {
-            let known = shared::catalogue::app_kind(app.kind).unwrap();
+            let known = shared::apps::app_kind(app.kind).unwrap();
             assert_eq!(known.plural, app.plural, "{}", app.kind);
         }
         let vpc = lookup(v162, "VirtualPrivateCloud").unwrap();

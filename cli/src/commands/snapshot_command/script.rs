@@ -103,7 +103,7 @@ fn gets(modules: &[PolicyModule]) -> Result<Vec<Get>> {
     let mut secrets: BTreeMap<(String, String), (BTreeSet<String>, BTreeSet<String>)> =
         BTreeMap::new();
     let mut add_kind = |api_version: &str, kind: &str| {
-        let (group, _) = shared::catalogue::group_version(api_version);
+        let (group, _) = shared::apps::group_version(api_version);
         kinds
             .entry(resource(group, kind))
             .or_insert_with(|| (api_version.to_owned(), kind.to_owned()));
@@ -153,7 +153,7 @@ fn gets(modules: &[PolicyModule]) -> Result<Vec<Get>> {
         .collect();
     let listed: BTreeSet<String> = gets.iter().map(|g| g.resource.clone()).collect();
     for (api_version, kind, namespace, name) in named {
-        let (group, _) = shared::catalogue::group_version(&api_version);
+        let (group, _) = shared::apps::group_version(&api_version);
         let resource = resource(group, &kind);
         if !listed.contains(&resource) {
             gets.push(Get {

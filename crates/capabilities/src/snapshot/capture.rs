@@ -87,7 +87,7 @@ pub struct Read {
 impl Read {
     /// The API group of the kind read.
     pub fn group(&self) -> &str {
-        shared::catalogue::group_version(&self.api_version).0
+        shared::apps::group_version(&self.api_version).0
     }
 }
 

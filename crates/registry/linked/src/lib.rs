@@ -12,7 +12,7 @@
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
-use shared::{Catalogue, Evaluate, Reading, Validatable};
+use shared::{Catalogue, Evaluate, Selection, Validatable};
 
 /// What every policy's settings type is: decoded and validated as its
 /// module decodes and validates them, and described as a JSON schema for
@@ -29,7 +29,7 @@ pub struct Linked<S> {
     /// Every rule the policy's findings may name.
     pub rules: Catalogue,
     /// What the rule reads of each object (`READS`).
-    pub reads: Reading,
+    pub reads: Selection,
     /// The rule: a verdict from the request and the settings.
     pub evaluate: Evaluate<S>,
 }

@@ -158,7 +158,7 @@ fn chart_policy(policy: &Declared) -> Result<ChartPolicy> {
                 .map_or("", |(group, _)| group);
             Read {
                 api_group: group.to_owned(),
-                resource: shared::catalogue::plural(group, &resource.kind),
+                resource: shared::apps::plural(group, &resource.kind),
                 names: Vec::new(),
             }
         })

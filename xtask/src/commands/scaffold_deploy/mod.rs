@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use kubewarden_policy_sdk::crd::policies::cluster_admission_policy::ClusterAdmissionPolicy;
 use serde_json::json;
-use shared::catalogue::PLATFORM_GROUPS;
+use shared::apps::PLATFORM_GROUPS;
 use wasm_meta::Metadata;
 use wasm_meta::metadata::{CATEGORY_ANNOTATION, OCI_URL_ANNOTATION, SEVERITY_ANNOTATION};
 

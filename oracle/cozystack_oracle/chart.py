@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import helm_python
+from . import sdk
 
 from .helm import ChartTree, load_tree
 
@@ -182,7 +182,7 @@ class PreparedChart:
         """The chart's tree to coalesce with, which Helm changes as it goes."""
         return load_tree(self.source)
 
-    def load(self, objects: dict, installed: ChartTree) -> helm_python.Chart:
+    def load(self, objects: dict, installed: ChartTree) -> sdk.Chart:
         """The chart with lookups answered from ``objects``, without the
         subcharts ``installed`` (the tree after ``install_values``) lost."""
         lookups = self.copy / LOOKUP_FILE
@@ -190,10 +190,10 @@ class PreparedChart:
         lookups.write_text(lookup_template(objects))
         dropped = {self.copy / p.relative_to(self.source) for p in self.tree.dirs() - installed.dirs()}
         if not dropped:
-            return helm_python.Chart.load(self.copy)
+            return sdk.load(self.copy)
         archive = io.BytesIO()
         with tarfile.open(fileobj=archive, mode="w:gz") as tar:
             for path in sorted(self.copy.rglob("*")):
                 if path.is_file() and not any(d in path.parents for d in dropped):
                     tar.add(path, arcname=f"{self.copy.name}/{path.relative_to(self.copy).as_posix()}")
-        return helm_python.Chart.load_archive(archive.getvalue())
+        return sdk.load_archive(archive.getvalue())

@@ -27,7 +27,7 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import helm_python
+from . import sdk
 
 from . import manifests
 from .chart import PreparedChart
@@ -132,8 +132,8 @@ class Cluster:
         loaded = prepared.load(self.index(namespace, existing), tree)
         try:
             if upgrade:
-                return loaded.render(coalesced, name=name, namespace=namespace, revision=2, is_upgrade=True)
-            return loaded.render(coalesced, name=name, namespace=namespace, is_install=True)
+                return sdk.render(loaded, coalesced, name=name, namespace=namespace, upgrade=True, revision=2)
+            return sdk.render(loaded, coalesced, name=name, namespace=namespace)
         finally:
             loaded.close()
 
@@ -146,7 +146,7 @@ class Cluster:
         for obj in manifests.objects(rendered):
             if obj.get("kind") == "Secret" and obj["metadata"].get("name") == "cozystack-values":
                 created = obj["metadata"]["namespace"]
-                self.tenant_values[created] = helm_python.values_from_yaml(obj["stringData"]["values.yaml"])
+                self.tenant_values[created] = sdk.values_from_yaml(obj["stringData"]["values.yaml"])
         if created is None:
             raise RuntimeError(f"the tenant chart rendered no cozystack-values for {name}")
         self.objects.append(_namespace(created))
@@ -166,11 +166,11 @@ class Cluster:
 
     def _cluster_values(self, overrides: dict) -> dict:
         platform = self.release.charts / "core" / "platform"
-        bundle = helm_python.values_from_yaml((platform / "values-isp-full.yaml").read_text())
+        bundle = sdk.values_from_yaml((platform / "values-isp-full.yaml").read_text())
         rendered = self.render("core/platform", merge_maps(bundle, overrides), "cozystack-platform", "cozy-system")
         for obj in manifests.objects(rendered):
             if obj.get("kind") == "Secret" and obj["metadata"].get("name") == "cozystack-values":
-                return helm_python.values_from_yaml(obj["stringData"]["values.yaml"])["_cluster"]
+                return sdk.values_from_yaml(obj["stringData"]["values.yaml"])["_cluster"]
         raise RuntimeError("core/platform rendered no cozy-system/cozystack-values")
 
     def _basics(self, cluster_values: dict) -> dict:
@@ -179,5 +179,5 @@ class Cluster:
         )
         for obj in manifests.objects(rendered):
             if obj.get("kind") == "Secret" and obj["metadata"].get("name") == "cozystack-values":
-                return helm_python.values_from_yaml(obj["stringData"]["values.yaml"])
+                return sdk.values_from_yaml(obj["stringData"]["values.yaml"])
         raise RuntimeError("cozystack-basics rendered no tenant-root/cozystack-values")

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import helm_python
+from . import sdk
 
 
 class CoalesceError(ValueError):
@@ -70,7 +70,7 @@ class ChartTree:
 
 
 def _yaml(path: Path) -> Any:
-    return helm_python.values_from_yaml(path.read_text()) if path.is_file() else None
+    return sdk.values_from_yaml(path.read_text()) if path.is_file() else None
 
 
 def load_tree(root: Path) -> ChartTree:

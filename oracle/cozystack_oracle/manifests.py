@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-import helm_python
+from . import sdk
 
 # Helm's `sep` in pkg/release/v1/util/manifest.go.
 _SEPARATOR = re.compile(r"(?:^|\s*\n)---\s*")
@@ -61,7 +61,7 @@ def documents(rendered: dict[str, str]) -> Iterator[Manifest]:
 def parse(manifest: Manifest) -> dict | None:
     """The object of a document, read as Helm reads it (Go's YAML); ``None``
     for a document of comments only."""
-    value = helm_python.values_from_yaml(manifest.text)
+    value = sdk.values_from_yaml(manifest.text)
     return value or None
 
 

@@ -16,7 +16,7 @@ import json
 import re
 from pathlib import Path
 
-import helm_python
+from . import sdk
 
 from .generate import _null_paths, _object, _base_spec, _set, render_path
 from .pool import Pool, Task
@@ -44,7 +44,7 @@ def table(data: Path, version: str, workdir: Path, workers: int) -> dict[str, li
     tasks: list[Task] = []
     for kind in sorted(release.applications):
         app = release.applications[kind]
-        defaults = helm_python.Chart.load(release.chart_dir(app.chart)).values or {}
+        defaults = sdk.defaults(release.chart_dir(app.chart))
         base = _base_spec(kind)
         for path in _null_paths({k: v for k, v in defaults.items() if not k.startswith("_")}):
             jobs.append((kind, path))

@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import helm_python
+from . import sdk
 
 from . import controllers, manifests
 from .cluster import Cluster, NotReproducible
@@ -117,9 +117,9 @@ def api_checks(kind: str, meta: dict, prefix: str, spec: Any) -> Outcome | None:
     return None
 
 
-def _helm_failure(error: helm_python.HelmError) -> Outcome:
+def _helm_failure(error: sdk.HelmError) -> Outcome:
     text = str(error)
-    if isinstance(error, helm_python.HelmValuesError):
+    if isinstance(error, sdk.ValuesError):
         return Outcome("schema", message=text)
     found = _LOCATION.search(text)
     location = f"{found.group(1)}:{found.group(2)}" if found else ""
@@ -215,7 +215,7 @@ class Renderer:
     def _release(self, chart: str, values: dict, release: str, namespace: str, depth: int, run: _Run) -> Outcome:
         try:
             rendered = self.cluster.render(chart, values, release, namespace, run.existing, run.upgrade)
-        except helm_python.HelmError as error:
+        except sdk.HelmError as error:
             return _helm_failure(error)
         except CoalesceError as error:
             return Outcome("schema", message=f"chart dependencies processing failed: {error}")
@@ -225,7 +225,7 @@ class Renderer:
         for manifest in manifests.documents(rendered):
             try:
                 obj = manifests.parse(manifest)
-            except helm_python.HelmError as error:
+            except sdk.HelmError as error:
                 return Outcome("manifest", manifest.template, f"YAML parse error: {error}")
             if obj is None:
                 continue
@@ -302,7 +302,7 @@ class Renderer:
             return None
         path = source.get("targetPath")
         if not path:
-            return helm_python.values_from_yaml(text)
+            return sdk.values_from_yaml(text)
         out: dict = {}
         cursor = out
         *parents, last = path.split(".")

@@ -19,7 +19,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import helm_python
+from . import sdk
 
 from .bundle import Verdict, judge
 from .exceptions import load as load_exceptions
@@ -77,7 +77,7 @@ def _versioned(root: Path) -> list[str]:
 
 
 def _chart_defaults(release: Release) -> dict[str, dict]:
-    return {app.chart: helm_python.Chart.load(release.chart_dir(app.chart)).values or {} for app in release.applications.values()}
+    return {app.chart: sdk.defaults(release.chart_dir(app.chart)) for app in release.applications.values()}
 
 
 def run(

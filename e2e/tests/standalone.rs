@@ -412,8 +412,10 @@ struct Runner {
 }
 
 impl Runner {
-    fn new(cli: PathBuf) -> Self {
-        let scratch = std::env::temp_dir().join(format!("standalone-{}", std::process::id()));
+    /// A runner whose scratch folder is `name`'s (tests run in parallel).
+    fn new(cli: PathBuf, name: &str) -> Self {
+        let scratch =
+            std::env::temp_dir().join(format!("standalone-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&scratch);
         let (home, cache) = (scratch.join("home"), scratch.join("cache"));
         std::fs::create_dir_all(&home).unwrap();
@@ -768,12 +770,105 @@ fn empty_cluster(runner: &Runner, dir: &Path) -> Value {
     json!({"apiVersion": "v1", "kind": "List", "items": [replicated, record]})
 }
 
+/// The installed binary e2e/standalone.sh names.
+fn installed() -> PathBuf {
+    std::env::var_os("COZYSTACK_POLICIES_STANDALONE")
+        .map(PathBuf::from)
+        .expect("COZYSTACK_POLICIES_STANDALONE names the installed binary (e2e/standalone.sh)")
+}
+
+/// Copies the folder `from` to `to`, files and folders alike.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let target = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            copy_tree(&path, &target);
+        } else {
+            std::fs::copy(&path, &target).unwrap();
+        }
+    }
+}
+
+/// The repository's example change (`make check`), copied into an empty
+/// directory: the embedded bundle finds its DELETE of a protected object,
+/// at the files as given; settings from deploy/, as CI passes them, still
+/// find it; a tree of one plain ConfigMap passes.
+#[test]
+fn the_installed_cli_judges_the_example_change_and_passes_a_clean_tree() {
+    let mut runner = Runner::new(installed(), "example");
+    let work = runner.empty_dir();
+    let root = cozystack_policies_e2e::root();
+    for folder in ["examples/before", "examples/after", "deploy"] {
+        let from = root.join(folder);
+        copy_tree(&from, &work.join(from.file_name().unwrap()));
+    }
+
+    let (code, out, err) = runner.run(
+        &["check", "--json", "--old", "before", "after"],
+        &work,
+        None,
+    );
+    assert_eq!(
+        code, 1,
+        "the example change: exit {code}, expected 1\n{err}"
+    );
+    let report: Value = serde_json::from_str(&out).unwrap();
+    let findings = report["findings"].as_array().unwrap();
+    assert!(
+        findings.iter().any(|f| f["policy"] == "no-delete"
+            && f["operation"] == "DELETE"
+            && f["name"] == "cozystack-version"
+            && f["field"] == r#"metadata.labels["platform.cozystack.io/no-delete"]"#),
+        "no no-delete finding on the DELETE of cozystack-version: {findings:#?}"
+    );
+    for finding in findings {
+        let file = finding["file"].as_str().unwrap();
+        assert!(
+            file.starts_with("before/") || file.starts_with("after/"),
+            "a finding outside the files given: {finding}"
+        );
+    }
+    println!("ok: the embedded bundle judges the example change from an empty directory");
+
+    let (code, out, err) = runner.run(
+        &[
+            "check",
+            "--from-deploy",
+            "deploy",
+            "--old",
+            "before",
+            "after",
+        ],
+        &work,
+        None,
+    );
+    assert!(
+        code == 1 && out.contains(" violation(s), "),
+        "--from-deploy: exit {code}, expected 1 and a summary\nstdout:\n{out}\nstderr:\n{err}"
+    );
+    println!("ok: --from-deploy deploy/ configures the embedded bundle");
+
+    let clean = runner.empty_dir();
+    write(
+        &clean,
+        &[(
+            "configmap.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: plain\n  namespace: default\ndata: {}\n",
+        )],
+    );
+    let (code, out, err) = runner.run(&["check", "."], &clean, None);
+    assert_eq!(
+        code, 0,
+        "a clean tree: exit {code}\nstdout:\n{out}\nstderr:\n{err}"
+    );
+    println!("ok: a clean tree exits 0");
+}
+
 #[test]
 fn the_installed_cli_checks_a_directory_standard_input_and_a_git_diff_in_every_format() {
-    let cli = std::env::var_os("COZYSTACK_POLICIES_STANDALONE")
-        .map(PathBuf::from)
-        .expect("COZYSTACK_POLICIES_STANDALONE names the installed binary (e2e/standalone.sh)");
-    let mut runner = Runner::new(cli);
+    let mut runner = Runner::new(installed(), "formats");
     // The diff's findings are the change's alone: the same tree on its own
     // is clean even with --fail-on warning, given a snapshot of a cluster
     // (without one, upgrade-gate says it did not read the registry mirrors

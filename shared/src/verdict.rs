@@ -78,6 +78,12 @@ impl Finding {
         line
     }
 
+    /// The `[<policy>/<rule>]` tag `line` starts with, and the text after
+    /// it; `None` for a line without one.
+    pub fn split_tag(line: &str) -> Option<(Tag, &str)> {
+        split_tag(line)
+    }
+
     /// Reads back one line of a message (or one warning): the tag, then
     /// the path before the first `": "` that reads as a path, otherwise a
     /// finding about the whole object. The one reader of the tag: every

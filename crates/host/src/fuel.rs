@@ -15,6 +15,8 @@ use std::rc::Rc;
 use std::sync::{Arc, LazyLock};
 
 use wapc::{ModuleState, WebAssemblyEngineProvider, wapc_functions};
+
+use crate::policy::Cause;
 use wasi_common::WasiCtx;
 use wasmtime::error::format_err;
 use wasmtime::{Caller, Engine, InstancePre, Linker, Memory, Store, Trap, TypedFunc};
@@ -24,8 +26,6 @@ use wasmtime::{Caller, Engine, InstancePre, Linker, Memory, Store, Trap, TypedFu
 /// margin, and far below what two seconds of policy code burn
 /// (docs/performance.md, "Hostile cases and the fuel budget").
 pub const FUEL_BUDGET: u64 = 4_000_000_000;
-
-type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// What each store holds: the guest's WASI context and its waPC exchange.
 struct Guest {
@@ -40,16 +40,20 @@ struct Runtime {
     linker: Linker<Guest>,
 }
 
-static RUNTIME: LazyLock<Result<Runtime, String>> = LazyLock::new(|| {
-    let mut config = wasmtime::Config::new();
-    config.wasm_function_references(true);
-    config.consume_fuel(true);
-    let engine = Engine::new(&config).map_err(|e| e.to_string())?;
-    let mut linker = Linker::new(&engine);
-    wasi_common::sync::add_to_linker(&mut linker, |guest: &mut Guest| &mut guest.wasi)
-        .map_err(|e| e.to_string())?;
-    link_wapc(&mut linker).map_err(|e| e.to_string())?;
-    Ok(Runtime { engine, linker })
+/// Built once per process, so every module that needs it shares the cause
+/// of a failure.
+static RUNTIME: LazyLock<Result<Runtime, Arc<Cause>>> = LazyLock::new(|| {
+    let runtime = || -> Result<Runtime, Cause> {
+        let mut config = wasmtime::Config::new();
+        config.wasm_function_references(true);
+        config.consume_fuel(true);
+        let engine = Engine::new(&config)?;
+        let mut linker = Linker::new(&engine);
+        wasi_common::sync::add_to_linker(&mut linker, |guest: &mut Guest| &mut guest.wasi)?;
+        link_wapc(&mut linker)?;
+        Ok(Runtime { engine, linker })
+    };
+    runtime().map_err(Arc::new)
 });
 
 /// A policy module compiled for metered evaluation.
@@ -59,14 +63,14 @@ pub(crate) struct MeteredModule {
 
 impl MeteredModule {
     /// Compiles `bytes` with the metering engine and resolves its imports.
-    pub(crate) fn new(bytes: &[u8]) -> Result<Self, String> {
-        let runtime = RUNTIME.as_ref().map_err(Clone::clone)?;
-        let module = wasmtime::Module::new(&runtime.engine, bytes).map_err(|e| e.to_string())?;
-        let pre = runtime
-            .linker
-            .instantiate_pre(&module)
-            .map_err(|e| e.to_string())?;
-        Ok(Self { pre })
+    pub(crate) fn new(bytes: &[u8]) -> Result<Self, Arc<Cause>> {
+        let runtime = RUNTIME.as_ref().map_err(Arc::clone)?;
+        let compiled = || -> Result<Self, Cause> {
+            let module = wasmtime::Module::new(&runtime.engine, bytes)?;
+            let pre = runtime.linker.instantiate_pre(&module)?;
+            Ok(Self { pre })
+        };
+        compiled().map_err(Arc::new)
     }
 
     /// A waPC host over a fresh instance with the whole budget; `used`
@@ -75,13 +79,13 @@ impl MeteredModule {
         &self,
         callback: Box<wapc::HostCallback>,
         used: Rc<Cell<u64>>,
-    ) -> Result<wapc::WapcHost, String> {
+    ) -> Result<wapc::WapcHost, Cause> {
         let provider = FuelProvider {
             pre: self.pre.clone(),
             running: None,
             used,
         };
-        wapc::WapcHost::new(Box::new(provider), Some(callback)).map_err(|e| e.to_string())
+        Ok(wapc::WapcHost::new(Box::new(provider), Some(callback))?)
     }
 }
 
@@ -124,7 +128,7 @@ fn failure(error: &wasmtime::Error) -> String {
 }
 
 impl WebAssemblyEngineProvider for FuelProvider {
-    fn init(&mut self, state: Arc<ModuleState>) -> Result<(), BoxError> {
+    fn init(&mut self, state: Arc<ModuleState>) -> Result<(), Cause> {
         let wasi = wasi_common::sync::WasiCtxBuilder::new()
             .inherit_stdio()
             .build();
@@ -159,7 +163,7 @@ impl WebAssemblyEngineProvider for FuelProvider {
         Ok(())
     }
 
-    fn call(&mut self, op_length: i32, msg_length: i32) -> Result<i32, BoxError> {
+    fn call(&mut self, op_length: i32, msg_length: i32) -> Result<i32, Cause> {
         let Some(running) = self.running.as_mut() else {
             return Err("the guest was never initialised".into());
         };
@@ -176,7 +180,7 @@ impl WebAssemblyEngineProvider for FuelProvider {
         }
     }
 
-    fn replace(&mut self, _bytes: &[u8]) -> Result<(), BoxError> {
+    fn replace(&mut self, _bytes: &[u8]) -> Result<(), Cause> {
         Err("the fuel provider runs one module per instance; it does not replace it".into())
     }
 }

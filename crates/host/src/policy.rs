@@ -63,6 +63,23 @@ pub enum HostError {
         #[source]
         source: Cause,
     },
+    /// The fuel-metering engine could not be built, or could not compile
+    /// or pre-instantiate the module; built once per module, so every
+    /// metered evaluation shares the cause.
+    #[error("cannot load module {name} for metering")]
+    Metering {
+        name: String,
+        #[source]
+        source: Arc<Cause>,
+    },
+    /// The `validate` payload could not be written (settings or a request
+    /// serde_json cannot serialise).
+    #[error("{name}: cannot write the validate payload")]
+    Payload {
+        name: String,
+        #[source]
+        source: serde_json::Error,
+    },
     /// wasmtime could not compile or pre-instantiate the module.
     #[error("cannot load module {name}")]
     Load {
@@ -168,7 +185,7 @@ pub struct PolicyModule {
     /// The module's bytes, compiled for metered evaluation on first use
     /// only: the normal path never pays for a second compilation.
     bytes: Vec<u8>,
-    metered: OnceLock<Result<MeteredModule, String>>,
+    metered: OnceLock<Result<MeteredModule, Arc<Cause>>>,
 }
 
 impl std::fmt::Debug for PolicyModule {
@@ -239,11 +256,14 @@ impl PolicyModule {
         self.size
     }
 
-    fn metered(&self) -> Result<&MeteredModule, String> {
+    fn metered(&self) -> Result<&MeteredModule, HostError> {
         self.metered
             .get_or_init(|| MeteredModule::new(&self.bytes))
             .as_ref()
-            .map_err(|e| format!("cannot load module {} for metering: {e}", self.name))
+            .map_err(|source| HostError::Metering {
+                name: self.name.clone(),
+                source: Arc::clone(source),
+            })
     }
 
     fn instantiate(&self, record: Arc<Mutex<HostCalls>>) -> Result<wapc::WapcHost, Cause> {
@@ -374,8 +394,8 @@ impl Policy<'_> {
         let host = self
             .module
             .metered()
-            .and_then(|module| module.host(host_callback(Arc::clone(&record)), Rc::clone(&used)))
-            .map_err(Cause::from);
+            .map_err(Cause::from)
+            .and_then(|module| module.host(host_callback(Arc::clone(&record)), Rc::clone(&used)));
         let response = match self.payload(request) {
             Ok(payload) => validate(&request.uid, &payload, host),
             Err(e) => AdmissionResponse::internal_server_error(&request.uid, &e.to_string()),
@@ -434,12 +454,20 @@ impl Policy<'_> {
         &self,
         instance: &WarmInstance,
         request: &AdmissionRequest,
-    ) -> Result<AdmissionResponse, String> {
-        let payload = self.payload(request).map_err(|e| e.to_string())?;
+    ) -> Result<AdmissionResponse, HostError> {
+        let name = || self.module.name.clone();
+        let payload = self.payload(request).map_err(|source| HostError::Payload {
+            name: name(),
+            source,
+        })?;
         let answer = instance
             .0
             .call("validate", &payload)
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| HostError::Call {
+                name: name(),
+                operation: "validate",
+                source: e.into(),
+            })?;
         Ok(shape(&request.uid, &answer))
     }
 

@@ -101,7 +101,9 @@ fn warm_answers_fresh(module: &PolicyModule, files: &[PathBuf]) -> Result<(), St
         let fresh = policy
             .evaluate(&request, HostCapabilities::offline())
             .response;
-        let kept = policy.evaluate_warm(warm, &request)?;
+        let kept = policy
+            .evaluate_warm(warm, &request)
+            .map_err(|e| e.with_causes())?;
         if kept != fresh {
             return Err(format!(
                 "{}: a kept instance answers {kept:?}, a fresh one {fresh:?}",

@@ -182,11 +182,9 @@ mod tests {
     pub(crate) fn untagged(lines: Vec<String>) -> Vec<String> {
         lines
             .into_iter()
-            .map(|line| {
-                line.strip_prefix("[securitygroup-validity/")
-                    .and_then(|rest| rest.split_once("] "))
-                    .map(|(_, text)| text.to_owned())
-                    .unwrap_or_else(|| panic!("not tagged: {line}"))
+            .map(|line| match shared::Finding::split_tag(&line) {
+                Some((tag, text)) if tag.policy == "securitygroup-validity" => text.to_owned(),
+                _ => panic!("not tagged: {line}"),
             })
             .collect()
     }

@@ -95,7 +95,8 @@ impl RuleId {
                 home.trim_end_matches('/'),
                 self.policy
             ),
-            None => format!("{HOME}/blob/main/README.md"),
+            // The project's README has no entry per rule.
+            None => return format!("{HOME}/blob/main/README.md"),
         };
         match self.rule.as_deref() {
             Some(rule) if self.is_known() && !rule.is_empty() => format!("{readme}#rule-{rule}"),

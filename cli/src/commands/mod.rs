@@ -7,27 +7,7 @@
 //! These are what users run; the team's own tasks (building dist/, the
 //! benchmarks, the generated files) are `cargo xtask` (xtask/).
 
-macro_rules! commands {
-    ($($name:ident),* $(,)?) => {
-        $(pub mod $name;)*
-
-        /// Every subcommand, in the order `--help` lists them.
-        #[derive(clap::Subcommand)]
-        #[allow(non_camel_case_types)] // the folder's name is the command's
-        pub enum Command {
-            $($name($name::Args),)*
-        }
-
-        impl Command {
-            /// Runs the subcommand, paths taken under `root`.
-            pub fn run(self, root: &std::path::Path) -> anyhow::Result<std::process::ExitCode> {
-                match self {
-                    $(Command::$name(args) => $name::run(root, args),)*
-                }
-            }
-        }
-    };
-}
+use subcommands::commands;
 
 commands! {
     check,

@@ -70,13 +70,20 @@ impl Crate {
 
     fn items(&mut self, path: ModulePath, items: &[syn::Item], file: &Path, dir: &Path) {
         self.modules.insert(path.clone(), file.to_owned());
+        let declared = declared_modules(items);
         let children: BTreeSet<String> = items
             .iter()
             .filter_map(|item| match item {
                 syn::Item::Mod(m) => Some(m.ident.to_string()),
                 _ => None,
             })
+            .chain(declared.iter().map(ToString::to_string))
             .collect();
+        for name in &declared {
+            let mut child = path.clone();
+            child.push(name.to_string());
+            self.file_module(child, dir, name, file);
+        }
         let mut paths = Paths::default();
         for item in items {
             match item {
@@ -87,17 +94,7 @@ impl Crate {
                         Some((_, inline)) => {
                             self.items(child, inline, file, &dir.join(m.ident.to_string()))
                         }
-                        None => {
-                            let flat = dir.join(format!("{}.rs", m.ident));
-                            let nested = dir.join(m.ident.to_string()).join("mod.rs");
-                            if flat.is_file() {
-                                self.module(child, &flat, false);
-                            } else if nested.is_file() {
-                                self.module(child, &nested, true);
-                            } else {
-                                panic!("{}: module {} has no file", file.display(), m.ident);
-                            }
-                        }
+                        None => self.file_module(child, dir, &m.ident, file),
                     }
                 }
                 syn::Item::Use(u) => use_tree(&u.tree, Vec::new(), &mut paths.0),
@@ -109,6 +106,20 @@ impl Crate {
                 self.references
                     .push((path.clone(), absolute, file.to_owned()));
             }
+        }
+    }
+
+    /// Reads the module `name` declared without a body in `file`: `name.rs`
+    /// or `name/mod.rs` in `dir`.
+    fn file_module(&mut self, path: ModulePath, dir: &Path, name: &syn::Ident, file: &Path) {
+        let flat = dir.join(format!("{name}.rs"));
+        let nested = dir.join(name.to_string()).join("mod.rs");
+        if flat.is_file() {
+            self.module(path, &flat, false);
+        } else if nested.is_file() {
+            self.module(path, &nested, true);
+        } else {
+            panic!("{}: module {name} has no file", file.display());
         }
     }
 
@@ -144,6 +155,24 @@ impl Crate {
         }
         edges
     }
+}
+
+/// The modules a `commands! { a, b }` list declares (crates/subcommands):
+/// both programs declare their subcommands' folders that way.
+fn declared_modules(items: &[syn::Item]) -> Vec<syn::Ident> {
+    items
+        .iter()
+        .filter_map(|item| match item {
+            syn::Item::Macro(m) if m.mac.path.is_ident("commands") => m
+                .mac
+                .parse_body_with(
+                    syn::punctuated::Punctuated::<syn::Ident, syn::Token![,]>::parse_terminated,
+                )
+                .ok(),
+            _ => None,
+        })
+        .flatten()
+        .collect()
 }
 
 /// Every path a module writes outside its `use` items and inline modules.
@@ -326,6 +355,15 @@ fn name(module: &ModulePath) -> String {
 fn no_crate_has_a_circle_among_its_modules() {
     let roots = crate_roots();
     assert!(roots.len() > 20, "{roots:?}");
+    // The subcommands' folders, declared by `commands!`, are read too.
+    let cli = Crate::read(&root().join("cli/src/main.rs"));
+    for module in [
+        ["commands", "check", "sarif"],
+        ["commands", "report", "since"],
+    ] {
+        let module: ModulePath = module.iter().map(ToString::to_string).collect();
+        assert!(cli.modules.contains_key(&module), "{module:?} not read");
+    }
     let mut found = Vec::new();
     for file in &roots {
         let krate = Crate::read(file);

@@ -16,7 +16,7 @@ use std::sync::{Arc, LazyLock};
 
 use wapc::{ModuleState, WebAssemblyEngineProvider, wapc_functions};
 
-use crate::policy::Cause;
+use crate::Cause;
 use wasi_common::WasiCtx;
 use wasmtime::error::format_err;
 use wasmtime::{Caller, Engine, InstancePre, Linker, Memory, Store, Trap, TypedFunc};

@@ -16,6 +16,9 @@ pub mod one_shot;
 pub mod policy;
 pub mod policy_server;
 
+/// A cause kept as it came, from wasmtime, the waPC host or serde.
+pub type Cause = Box<dyn std::error::Error + Send + Sync>;
+
 pub use admission::{AdmissionRequest, AdmissionResponse};
 pub use capabilities::HostCapabilities;
 pub use fuel::{FUEL_BUDGET, Metered};

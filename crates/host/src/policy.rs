@@ -22,6 +22,7 @@ use std::rc::Rc;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
+use crate::Cause;
 use crate::fuel::{Metered, MeteredModule};
 use admission::{AdmissionRequest, AdmissionResponse};
 use capabilities::{HostCalls, HostCapabilities};
@@ -35,9 +36,6 @@ use wasmtime_provider::{EpochDeadlines, WasmtimeEngineProviderBuilder, WasmtimeE
 /// Epoch ticks (seconds) a policy may run, as policy-server's default.
 const DEADLINE_TICKS: u64 = 2;
 const TICK: Duration = Duration::from_secs(1);
-
-/// A cause kept as it came, from wasmtime, the waPC host or serde.
-pub type Cause = Box<dyn std::error::Error + Send + Sync>;
 
 /// Errors of loading or configuring a policy. Each keeps what caused it as
 /// its `source`, so `{:#}` (anyhow) or [`HostError::with_causes`] prints

@@ -666,44 +666,9 @@ fn old_takes_a_git_revision_for_create_update_and_delete() {
     std::fs::remove_dir_all(&repo).unwrap();
 }
 
-/// A compiled module in the cache: its path, bytes and modification time.
-#[derive(PartialEq, Eq, PartialOrd, Ord)]
-struct Stored(PathBuf, Vec<u8>, std::time::SystemTime);
-
-impl std::fmt::Debug for Stored {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", self.0.display())
-    }
-}
-
-/// The compiled modules a cache directory holds. wasmtime's bookkeeping
-/// (`.stats` use counts written in the background after a hit, the
-/// `.cleanup` lock) is left out.
-fn compiled(cache: &Path) -> Vec<Stored> {
-    let mut found = Vec::new();
-    let mut pending = vec![cache.to_owned()];
-    while let Some(dir) = pending.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                pending.push(path);
-            } else if path.extension().is_none_or(|e| e != "stats")
-                // wasmtime's cache worker writes statistics beside a module,
-                // in the background, through `<name>.wip-atomic-write-stats`.
-                && !path.to_string_lossy().contains(".wip-")
-                && !path.file_name().unwrap().to_string_lossy().starts_with('.')
-            {
-                let modified = path.metadata().unwrap().modified().unwrap();
-                found.push(Stored(
-                    path.clone(),
-                    std::fs::read(&path).unwrap(),
-                    modified,
-                ));
-            }
-        }
-    }
-    found.sort();
-    found
+/// The compiled modules a cache directory holds (testkit).
+fn compiled(cache: &Path) -> Vec<testkit::Compiled> {
+    testkit::compiled_modules(cache).unwrap()
 }
 
 /// `check` of the example change with `XDG_CACHE_HOME` at `cache`.

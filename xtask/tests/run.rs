@@ -27,28 +27,9 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// The compiled modules a cache directory holds, with their bytes and
-/// times; wasmtime's bookkeeping (`.stats`, written in the background,
-/// and dot files) is left out.
-fn compiled(cache: &Path) -> Vec<(PathBuf, Vec<u8>, std::time::SystemTime)> {
-    let mut found = Vec::new();
-    let mut pending = vec![cache.to_owned()];
-    while let Some(dir) = pending.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                pending.push(path);
-            } else if path.extension().is_none_or(|e| e != "stats")
-                && !path.to_string_lossy().contains(".wip-")
-                && !path.file_name().unwrap().to_string_lossy().starts_with('.')
-            {
-                let modified = path.metadata().unwrap().modified().unwrap();
-                found.push((path.clone(), std::fs::read(&path).unwrap(), modified));
-            }
-        }
-    }
-    found.sort();
-    found
+/// The compiled modules a cache directory holds (testkit).
+fn compiled(cache: &Path) -> Vec<testkit::Compiled> {
+    testkit::compiled_modules(cache).unwrap()
 }
 
 /// `run` on a no-delete case with `--root` at `home` (where it keeps its

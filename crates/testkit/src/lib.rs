@@ -31,3 +31,47 @@ pub fn with_causes(error: &dyn std::error::Error) -> String {
     }
     text
 }
+
+/// A compiled module in wasmtime's on-disk cache: its path, bytes and
+/// modification time. Printed as its path.
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+pub struct Compiled(
+    pub std::path::PathBuf,
+    pub Vec<u8>,
+    pub std::time::SystemTime,
+);
+
+impl std::fmt::Debug for Compiled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0.display())
+    }
+}
+
+/// The compiled modules a cache directory holds, in path order, for the
+/// tests that tell a cache hit (nothing rewritten) from a compilation.
+/// wasmtime's bookkeeping is left out: the `.stats` use counts its cache
+/// worker writes in the background after a hit (through
+/// `<name>.wip-atomic-write-stats`), and dot files such as the `.cleanup`
+/// lock.
+pub fn compiled_modules(cache: &std::path::Path) -> std::io::Result<Vec<Compiled>> {
+    let mut found = Vec::new();
+    let mut pending = vec![cache.to_owned()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir)? {
+            let path = entry?.path();
+            let name = path.file_name().unwrap_or_default().to_string_lossy();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_none_or(|e| e != "stats")
+                && !name.contains(".wip-")
+                && !name.starts_with('.')
+            {
+                let modified = path.metadata()?.modified()?;
+                let bytes = std::fs::read(&path)?;
+                found.push(Compiled(path, bytes, modified));
+            }
+        }
+    }
+    found.sort();
+    Ok(found)
+}

@@ -215,6 +215,57 @@ mod tests {
         );
     }
 
+    /// The users' CLI links no policy crate: it runs the modules, and reads
+    /// the policies' metadata from this registry. Neither it nor any crate
+    /// it depends on in the workspace depends on the linked registry.
+    #[test]
+    fn the_users_cli_links_no_policy() {
+        let linked = root()
+            .join("crates/registry/linked")
+            .canonicalize()
+            .unwrap();
+        let mut pending = vec![root().join("cli")];
+        let mut seen = Vec::new();
+        while let Some(dir) = pending.pop() {
+            let dir = dir.canonicalize().unwrap();
+            if seen.contains(&dir) {
+                continue;
+            }
+            assert_ne!(dir, linked, "the users' CLI reaches crates/registry/linked");
+            let policies = root().join(layout::POLICIES).canonicalize().unwrap();
+            assert!(
+                !dir.starts_with(&policies),
+                "the users' CLI reaches {}",
+                dir.display()
+            );
+            let text = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+            let table: toml::Table = toml::from_str(&text).unwrap();
+            let workspace: toml::Table =
+                toml::from_str(&std::fs::read_to_string(root().join("Cargo.toml")).unwrap())
+                    .unwrap();
+            // Normal and build dependencies: what the binary links.
+            for key in ["dependencies", "build-dependencies"] {
+                let Some(deps) = table.get(key).and_then(toml::Value::as_table) else {
+                    continue;
+                };
+                for (name, dep) in deps {
+                    let path = match dep.get("path").and_then(toml::Value::as_str) {
+                        Some(path) => Some(dir.join(path)),
+                        // `name.workspace = true`: the workspace's entry.
+                        None => workspace["workspace"]["dependencies"]
+                            .get(name)
+                            .and_then(|d| d.get("path"))
+                            .and_then(toml::Value::as_str)
+                            .map(|path| root().join(path)),
+                    };
+                    pending.extend(path);
+                }
+            }
+            seen.push(dir);
+        }
+        assert!(seen.len() > 5, "{seen:?}");
+    }
+
     #[test]
     fn metadata_without_a_severity_is_refused_naming_it() {
         let text = "rules:\n- apiGroups: [\"\"]\n  apiVersions: [v1]\n  resources: [pods]\n  \

@@ -750,8 +750,8 @@ fn policies_follow_metadata(
         }
         let [manifest] = found.as_slice() else {
             problems.push(format!(
-                "{policy}: {} manifests; add charts/cozystack-policies/templates/policies/{policy}.yaml \
-                 (`cargo xtask scaffold-deploy {policy}` prints its spec)",
+                "{policy}: {} manifests; add policies/{policy}/cluster-admission-policy.yaml \
+                 (`cargo xtask scaffold-deploy {policy}` prints its spec) and run `make chart`",
                 found.len()
             ));
             continue;

@@ -35,6 +35,14 @@ impl PolicyDir {
         self.dir.join("README.md")
     }
 
+    /// The Helm template of the policy's ClusterAdmissionPolicy: its
+    /// traffic (selectors, conditions), timeout and failure policy, decided
+    /// beside its rule; `make chart` writes it into the chart's
+    /// `templates/policies/<policy>.yaml`.
+    pub fn admission_template_path(&self) -> PathBuf {
+        self.dir.join("cluster-admission-policy.yaml")
+    }
+
     pub fn cases_dir(&self) -> PathBuf {
         self.dir.join("tests/cases")
     }

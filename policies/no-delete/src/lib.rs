@@ -215,7 +215,7 @@ mod manifests {
 
     #[test]
     fn the_guard_adds_update_and_skips_exactly_the_platform_writers() {
-        let template = read("charts/cozystack-policies/templates/policies/no-delete.yaml");
+        let template = read("policies/no-delete/cluster-admission-policy.yaml");
         assert!(
             template.contains(
                 r#"(ternary (list "DELETE" "UPDATE") (list "DELETE") (not (empty $labelRemoval)))"#

@@ -1,5 +1,5 @@
-//! `chart`: the two files of the Helm chart (`charts/cozystack-policies/`)
-//! that follow from the policies themselves, written from them so that the
+//! `chart`: the files of the Helm chart (`charts/cozystack-policies/`) that
+//! follow from the policies themselves, written from them so that the
 //! chart cannot drift from the modules it installs.
 //!
 //! - `files/policies.yaml`: what each policy's `metadata.yml` declares and
@@ -15,8 +15,12 @@
 //!   spellings), so `helm install` refuses a misspelt or mistyped setting
 //!   instead of the policy-server crash-looping on it; every key values.yaml
 //!   sets is required, so a `null` cannot remove a value the templates need.
+//! - `templates/policies/<policy>.yaml`: each policy's ClusterAdmissionPolicy
+//!   template, kept in its folder (`cluster-admission-policy.yaml`) beside
+//!   the rule whose traffic it decides, so a new policy needs no edit in the
+//!   chart; a template whose policy is gone is removed.
 //!
-//! `make chart` writes both (and renders `deploy/` from the chart); a test
+//! `make chart` writes them (and renders `deploy/` from the chart); a test
 //! fails while the committed files differ from what this writes.
 
 use std::collections::BTreeMap;
@@ -545,7 +549,12 @@ fn require_defaults(schema: &mut Value, defaults: &Value) {
 #[derive(Debug)]
 pub struct Generated {
     pub files: Vec<(PathBuf, String)>,
+    /// Files under the chart's `templates/policies/` that no policy gives.
+    pub removed: Vec<PathBuf>,
 }
+
+/// Where each policy's ClusterAdmissionPolicy template goes, in the chart.
+const TEMPLATES_DIR: &str = "templates/policies";
 
 /// Both generated files for the bundle's policies ([`registry`], their
 /// settings types from [`linked`]), with the values.yaml of the chart under
@@ -583,19 +592,47 @@ pub fn generate(root: &Path) -> Result<Generated> {
     require_defaults(&mut schema, &defaults);
     let mut schema = serde_json::to_string_pretty(&schema)?;
     schema.push('\n');
-    Ok(Generated {
-        files: vec![
-            (dir.join("files/policies.yaml"), policies_yaml),
-            (dir.join("values.schema.json"), schema),
-        ],
-    })
+    let mut files = vec![
+        (dir.join("files/policies.yaml"), policies_yaml),
+        (dir.join("values.schema.json"), schema),
+    ];
+    let templates = dir.join(TEMPLATES_DIR);
+    for policy in layout::policies(root)? {
+        let source = policy.admission_template_path();
+        let text = std::fs::read_to_string(&source).with_context(|| {
+            format!(
+                "reading {}: every policy's folder holds the template of its ClusterAdmissionPolicy \
+                 (`cargo xtask scaffold-deploy {}` prints a starting spec)",
+                source.display(),
+                policy.name
+            )
+        })?;
+        let relative = source.strip_prefix(root).unwrap_or(&source).display().to_string();
+        files.push((
+            templates.join(format!("{}.yaml", policy.name)),
+            format!("{{{{- /* Written by `cargo xtask chart` (make chart) from {relative}: edit that file. */ -}}}}\n{text}"),
+        ));
+    }
+    // A template whose policy is gone.
+    let mut removed = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(root.join(&templates)) {
+        for entry in entries {
+            let path = templates.join(entry?.file_name());
+            if !files.iter().any(|(p, _)| *p == path) {
+                removed.push(path);
+            }
+        }
+    }
+    removed.sort();
+    Ok(Generated { files, removed })
 }
 
 impl Generated {
     /// Writes the files that differ under `root`; the paths written.
     pub fn write(&self, root: &Path) -> Result<Vec<PathBuf>> {
         let mut written = Vec::new();
-        for path in self.drift(root) {
+        let removed = |path: &PathBuf| self.removed.contains(path);
+        for path in self.drift(root).into_iter().filter(|p| !removed(p)) {
             let text = self
                 .files
                 .iter()
@@ -611,6 +648,12 @@ impl Generated {
                 .with_context(|| format!("writing {}", target.display()))?;
             written.push(path);
         }
+        for path in &self.removed {
+            let target = root.join(path);
+            std::fs::remove_file(&target)
+                .with_context(|| format!("removing {}", target.display()))?;
+            written.push(path.clone());
+        }
         Ok(written)
     }
 
@@ -622,6 +665,7 @@ impl Generated {
                 std::fs::read_to_string(root.join(path)).ok().as_ref() != Some(text)
             })
             .map(|(path, _)| path.clone())
+            .chain(self.removed.iter().cloned())
             .collect()
     }
 }

@@ -10,7 +10,8 @@ mod generate;
 
 /// Write the chart's files that follow from the policies
 /// (charts/cozystack-policies/files/policies.yaml from each metadata.yml,
-/// values.schema.json from each settings type).
+/// values.schema.json from each settings type, templates/policies/ from
+/// each policy's cluster-admission-policy.yaml).
 #[derive(clap::Args)]
 pub struct Args {
     /// Write nothing; exit 1 when a committed file differs.

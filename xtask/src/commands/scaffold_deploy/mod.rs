@@ -17,7 +17,7 @@ use crate::workspace::{self, PolicyCrate};
 
 /// Print a starting ClusterAdmissionPolicy for a policy (from its
 /// metadata), the shape of its template in
-/// charts/cozystack-policies/templates/policies/<policy>.yaml.
+/// policies/<policy>/cluster-admission-policy.yaml.
 #[derive(clap::Args)]
 pub struct Args {
     pub policy: String,

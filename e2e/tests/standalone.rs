@@ -16,7 +16,12 @@
 //! every input still meets each fail-on value.
 
 // A test: a panic is a failing assertion, not a trap in a policy-server.
-#![allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -294,15 +299,19 @@ fn parse_sarif(out: &str) -> Result<Vec<Printed>, String> {
 /// type agreeing), the warnings in the case's output, each
 /// `file:line:col: rule: …` in its file's testsuite.
 fn parse_junit(out: &str) -> Result<Vec<Printed>, String> {
-    use quick_xml::Reader;
-    use quick_xml::events::Event;
+    use quick_xml::events::{BytesStart, Event};
+    use quick_xml::{Reader, XmlVersion};
 
-    let attribute = |start: &quick_xml::events::BytesStart<'_>, name: &[u8]| {
+    let attribute = |start: &BytesStart<'_>, name: &str| {
         start
             .attributes()
             .filter_map(Result::ok)
-            .find(|a| a.key.as_ref() == name)
-            .and_then(|a| a.unescape_value().ok().map(|v| v.into_owned()))
+            .find(|a| AsRef::<str>::as_ref(&a.key) == name)
+            .and_then(|a| {
+                a.normalized_value(XmlVersion::Explicit1_0)
+                    .ok()
+                    .map(|v| v.into_owned())
+            })
     };
     let mut found = Vec::new();
     let mut add = |suite: &str, text: &str, severity: &str, kind: Option<&str>| {
@@ -330,43 +339,63 @@ fn parse_junit(out: &str) -> Result<Vec<Printed>, String> {
     };
     let mut reader = Reader::from_str(out);
     let mut suite = String::new();
+    // The element whose text is being read (`failure` with its message and
+    // type, or `system-out`), and the text so far: quick-xml gives the
+    // text and each entity reference in it as events of their own.
     let mut open: Option<(&str, Option<String>, Option<String>)> = None;
+    let mut text = String::new();
     loop {
         match reader.read_event().map_err(|e| e.to_string())? {
             Event::Eof => break,
-            Event::Start(start) | Event::Empty(start) if start.name().as_ref() == b"testsuite" => {
-                suite = attribute(&start, b"name").ok_or("a testsuite without a name")?;
+            Event::Start(start) | Event::Empty(start)
+                if AsRef::<str>::as_ref(&start.name()) == "testsuite" =>
+            {
+                suite = attribute(&start, "name").ok_or("a testsuite without a name")?;
             }
-            Event::Start(start) if start.name().as_ref() == b"failure" => {
+            Event::Start(start) if AsRef::<str>::as_ref(&start.name()) == "failure" => {
                 open = Some((
                     "failure",
-                    attribute(&start, b"message"),
-                    attribute(&start, b"type"),
+                    attribute(&start, "message"),
+                    attribute(&start, "type"),
                 ));
+                text.clear();
             }
-            Event::Start(start) if start.name().as_ref() == b"system-out" => {
+            Event::Start(start) if AsRef::<str>::as_ref(&start.name()) == "system-out" => {
                 open = Some(("system-out", None, None));
+                text.clear();
             }
-            Event::Text(text) => {
-                let text = text.unescape().map_err(|e| e.to_string())?.into_owned();
-                match open.take() {
-                    Some(("failure", message, kind)) => {
-                        if message.as_deref() != Some(text.as_str()) {
-                            return Err(format!("failure message and text differ: {text:?}"));
-                        }
-                        add(&suite, &text, "violation", kind.as_deref())?;
+            Event::Text(part) if open.is_some() => text.push_str(&part.xml10_content()),
+            Event::GeneralRef(reference) if open.is_some() => {
+                let entity = match reference.resolve_char_ref().map_err(|e| e.to_string())? {
+                    Some(c) => c.to_string(),
+                    None => match reference.into_inner().as_ref() {
+                        "amp" => "&".to_owned(),
+                        "lt" => "<".to_owned(),
+                        "gt" => ">".to_owned(),
+                        "quot" => "\"".to_owned(),
+                        "apos" => "'".to_owned(),
+                        other => return Err(format!("unknown entity &{other};")),
+                    },
+                };
+                text.push_str(&entity);
+            }
+            Event::End(_) => match open.take() {
+                Some(("failure", message, kind)) => {
+                    if message.as_deref() != Some(text.as_str()) {
+                        return Err(format!("failure message and text differ: {text:?}"));
                     }
-                    Some(("system-out", ..)) => {
-                        for line in text.lines() {
-                            let line = line.strip_prefix("warning ").ok_or_else(|| {
-                                format!("system-out line without `warning `: {line:?}")
-                            })?;
-                            add(&suite, line, "warning", None)?;
-                        }
-                    }
-                    _ => {}
+                    add(&suite, &text, "violation", kind.as_deref())?;
                 }
-            }
+                Some(("system-out", ..)) => {
+                    for line in text.lines() {
+                        let line = line.strip_prefix("warning ").ok_or_else(|| {
+                            format!("system-out line without `warning `: {line:?}")
+                        })?;
+                        add(&suite, line, "warning", None)?;
+                    }
+                }
+                _ => {}
+            },
             _ => {}
         }
     }
@@ -799,7 +828,7 @@ fn copy_tree(from: &Path, to: &Path) {
 fn the_installed_cli_judges_the_example_change_and_passes_a_clean_tree() {
     let mut runner = Runner::new(installed(), "example");
     let work = runner.empty_dir();
-    let root = cozystack_policies_e2e::root();
+    let root = e2e::root();
     for folder in ["examples/before", "examples/after", "deploy"] {
         let from = root.join(folder);
         copy_tree(&from, &work.join(from.file_name().unwrap()));

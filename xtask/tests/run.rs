@@ -97,16 +97,23 @@ fn help_lists_every_task() {
     let output = xtask(root(), &["--help"]);
     assert!(output.status.success());
     let help = String::from_utf8(output.stdout).unwrap();
-    for task in [
-        "dist",
-        "bench",
-        "bench-server",
-        "artifacthub",
-        "chart",
-        "scaffold-deploy",
-        "case-files",
-        "run",
-    ] {
+    // Every folder of src/commands is a task (tests/commands.rs).
+    let mut tasks: Vec<String> = std::fs::read_dir(root().join("xtask/src/commands"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.is_dir())
+        .map(|path| {
+            path.file_name()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .replace('_', "-")
+        })
+        .collect();
+    tasks.sort();
+    assert!(tasks.len() > 3, "{tasks:?}");
+    for task in &tasks {
+        let task = task.as_str();
         assert!(
             help.lines()
                 .any(|line| line.split_whitespace().next() == Some(task)),

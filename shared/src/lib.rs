@@ -12,6 +12,8 @@
 //!   response, with warnings fitted to what the API server passes on;
 //! - [`settings`]: exact settings validation and exemptions;
 //! - [`apps`] and [`validators`]: platform facts and Kubernetes syntax;
+//! - [`sprig`] and [`migration`]: what Helm's templates make of a value, and
+//!   the migration version as the platform chart reads it;
 //! - [`first_seen`]: earlier entries of a list by key, without rescanning it;
 //! - [`lookup`]: cluster reads through the host's context-aware capabilities;
 //! - [`policy!`]: the waPC entry points, built only with the policy crate's
@@ -23,10 +25,12 @@ pub mod field;
 pub mod findings;
 pub mod first_seen;
 pub mod lookup;
+pub mod migration;
 pub mod request;
 pub mod rule;
 mod select;
 pub mod settings;
+pub mod sprig;
 mod strict;
 pub mod validators;
 pub mod verdict;

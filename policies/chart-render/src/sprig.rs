@@ -1,7 +1,7 @@
 //! Template functions as the charts call them (Helm's sprig, Go's
 //! `text/template` and `strconv`), where a rule must predict their result
-//! exactly: names the charts build with `kebabcase`, and what `int` and
-//! `toString` make of a value (`float64` is quantity.rs').
+//! exactly: names the charts build with `kebabcase`, and what `toString`
+//! makes of a value (`int` is shared's, `float64` quantity.rs').
 
 use shared::Value;
 
@@ -192,50 +192,8 @@ pub fn to_string(value: &Value) -> Option<String> {
     }
 }
 
-/// sprig's `int` of a string (spf13/cast `ToInt`): Go's
-/// `strconv.ParseInt(s, 0, 0)` after cast drops a trailing `.0…`, and 0
-/// where it fails. Base prefixes (`0x`, `0o`, `0b`, a leading `0` for
-/// octal) and `_` separators are Go's.
-pub fn int(text: &str) -> i64 {
-    let trimmed = match text.split_once('.') {
-        Some((whole, zeros)) if !zeros.is_empty() && zeros.bytes().all(|b| b == b'0') => whole,
-        _ => text,
-    };
-    go_parse_int(trimmed).unwrap_or(0)
-}
-
-fn go_parse_int(text: &str) -> Option<i64> {
-    let (negative, bare) = match text.as_bytes().first()? {
-        b'-' => (true, &text[1..]),
-        b'+' => (false, &text[1..]),
-        _ => (false, text),
-    };
-    let lower = bare.to_ascii_lowercase();
-    let (radix, digits, prefixed) = if let Some(rest) = lower.strip_prefix("0x") {
-        (16, rest.to_owned(), true)
-    } else if let Some(rest) = lower.strip_prefix("0o") {
-        (8, rest.to_owned(), true)
-    } else if let Some(rest) = lower.strip_prefix("0b") {
-        (2, rest.to_owned(), true)
-    } else if lower.len() > 1 && lower.starts_with('0') {
-        (8, lower[1..].to_owned(), true)
-    } else {
-        (10, lower.clone(), false)
-    };
-    // Underscores only between digits, and only with a base prefix.
-    if digits.contains('_')
-        && (!prefixed || digits.starts_with('_') || digits.ends_with('_') || digits.contains("__"))
-    {
-        return None;
-    }
-    let digits = digits.replace('_', "");
-    if digits.is_empty() {
-        return None;
-    }
-    let magnitude = i128::from(u64::from_str_radix(&digits, radix).ok()?);
-    let value = if negative { -magnitude } else { magnitude };
-    i64::try_from(value).ok()
-}
+/// sprig's `int` of a string: the one emulation, in `shared`.
+pub use shared::sprig::int;
 
 #[cfg(test)]
 mod tests {
@@ -294,17 +252,5 @@ mod tests {
         assert_eq!(to_string(&Value::from(3)).as_deref(), Some("3"));
         assert_eq!(to_string(&Value::from(1.5)), None);
         assert_eq!(to_string(&Value::Bool(true)), None);
-    }
-
-    #[test]
-    fn integers_as_cast_reads_them() {
-        assert_eq!(int("100"), 100);
-        assert_eq!(int("2.00"), 2);
-        assert_eq!(int("1.5"), 0);
-        assert_eq!(int("010"), 8);
-        assert_eq!(int("0x1f"), 31);
-        assert_eq!(int("-7"), -7);
-        assert_eq!(int("1_000"), 0);
-        assert_eq!(int("0x1_0"), 16);
     }
 }

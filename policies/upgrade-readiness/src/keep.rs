@@ -31,15 +31,17 @@
 //!   path), and the ConfigMap carries it only from its first render
 //!   (`packages/core/platform/templates/cozystack-version.yaml`).
 //! - **`data.version` of `cozystack-version`**: the migration version the
-//!   platform's migration hook reads (`migration-hook.yaml`, `dig "data"
-//!   "version" "0" | int`: a value that is not an integer reads as 0 and
-//!   the hook would replay every migration). v1.5.4 stamps 46; below the
-//!   `minimumVersion` setting the cluster has not come through v1.5.4.
+//!   platform's migration hook reads, as it reads it ([`migration`]:
+//!   `migration-hook.yaml:21`, `dig "data" "version" "0" | int`). A value
+//!   Sprig's `int` cannot read, or one below 1, makes `run-migrations.sh`
+//!   look for a migration the image lacks and exit 1 (`:39-43`), halting the
+//!   upgrade; a leading 0 is octal (`"046"` reads as 38, and migrations
+//!   38-53 run again); past 54 the hook is not rendered and no release
+//!   wrote it. v1.5.4 stamps 46; below the `minimumVersion` setting the
+//!   cluster has not come through v1.5.4.
 
 use shared::validators::go_atoi;
-use shared::{Field, FieldError, Request};
-
-use shared::Finding;
+use shared::{Field, FieldError, FieldPath, Finding, Request, migration};
 
 use crate::Settings;
 
@@ -118,8 +120,8 @@ pub fn cozy_system_namespace(
 }
 
 /// The `cozy-system/cozystack-version` ConfigMap must carry the keep pin
-/// and a migration version of at least `minimumVersion`; other ConfigMaps
-/// are not judged.
+/// and a migration version the 1.6 upgrade runs from; other ConfigMaps are
+/// not judged.
 pub fn cozystack_version(
     request: &Request<'_>,
     object: &Field<'_>,
@@ -136,36 +138,82 @@ pub fn cozystack_version(
     .into_iter()
     .collect();
     let version = object.at("data.version")?;
-    let text = version.string()?;
-    match text.and_then(go_atoi) {
-        None => checks.push(Finding::new(
-            crate::rules::MIGRATION_VERSION,
-            version.path(),
+    checks.extend(migration_version(
+        version.string()?,
+        version.path(),
+        settings,
+    ));
+    Ok(checks)
+}
+
+/// What to do about a migration version the upgrade cannot run from.
+const RESTORE: &str =
+    "Restore the version the cluster reached (46 after v1.5.4) before upgrading";
+
+/// The migration version as the 1.6 chart reads it ([`migration`]: Sprig's
+/// `int` after `dig`'s `"0"`), and what its upgrade then does.
+fn migration_version(text: Option<&str>, path: FieldPath, settings: &Settings) -> Option<Finding> {
+    let read = migration::hook_reads(text);
+    let written = text.map_or_else(|| "is missing".to_owned(), |text| format!("{text:?}"));
+    let then = match migration::Upgrade::from(read) {
+        migration::Upgrade::Halts => format!(
+            "run-migrations.sh, finding no migration {read}, exits 1, which halts the 1.6 upgrade"
+        ),
+        migration::Upgrade::Skips => format!(
+            "the 1.6 chart renders no migration hook (it runs below {}), so migrations 45-53 never run",
+            migration::V1_6_TARGET
+        ),
+        migration::Upgrade::Runs => format!(
+            "the 1.6 upgrade runs migrations {read}-53, which a cluster that reached {} already ran",
+            text.and_then(go_atoi).unwrap_or(read)
+        ),
+    };
+    // A number in decimal that Sprig's `int` reads otherwise: a leading 0.
+    if let Some(decimal) = text.and_then(go_atoi)
+        && decimal != read
+    {
+        return Some(Finding::new(
+            crate::rules::MIGRATION_VERSION_OCTAL,
+            path,
             format!(
-                "{}: the platform's migration hook reads the migration version from here and takes {} as 0, \
-                 so the 1.6 upgrade would replay every migration from the start. Restore the version the \
-                 cluster is at (46 after v1.5.4) before upgrading",
-                match text {
-                    Some(text) => format!("{text:?} is not an integer"),
-                    None => "is missing".to_owned(),
-                },
-                if text.is_some() { "it" } else { "a missing one" },
+                "{written} starts with 0, which Sprig's int (migration-hook.yaml) reads as octal: the migration \
+                 hook reads {read}, not {decimal}, and {then}. Write {decimal} without the leading 0"
+            ),
+        ));
+    }
+    match migration::Upgrade::from(read) {
+        migration::Upgrade::Halts => Some(Finding::new(
+            crate::rules::MIGRATION_VERSION,
+            path,
+            match text.and_then(shared::sprig::parse) {
+                Some(_) => format!("{written} reads as {read}: {then}. {RESTORE}"),
+                None => format!(
+                    "{written}: the migration hook reads it with Sprig's int (migration-hook.yaml), which \
+                     takes {} as 0, and {then}. {RESTORE}",
+                    if text.is_some() { "it" } else { "a missing one" }
+                ),
+            },
+        )),
+        migration::Upgrade::Skips if read > i64::from(migration::V1_6_TARGET) => Some(Finding::new(
+            crate::rules::MIGRATION_VERSION_BEYOND_TARGET,
+            path,
+            format!(
+                "{written} reads as {read}, past {}, the newest migration version a release stamps (v1.6.x): \
+                 no Cozystack release wrote it, and {then}. {RESTORE}",
+                migration::V1_6_TARGET
             ),
         )),
-        Some(current) if current < i64::from(settings.minimum_version) => {
-            checks.push(Finding::new(
-                crate::rules::MIGRATION_VERSION_BELOW_MINIMUM,
-                version.path(),
-                format!(
-                    "migration version {current} is below {}: the 1.6 notes say to come from the 1.5 line \
-                     through v1.5.4 (stamped 46, its migration 45 pins KubeadmConfigTemplates) before 1.6",
-                    settings.minimum_version
-                ),
-            ));
-        }
-        Some(_) => {}
+        migration::Upgrade::Runs if read < i64::from(settings.minimum_version) => Some(Finding::new(
+            crate::rules::MIGRATION_VERSION_BELOW_MINIMUM,
+            path,
+            format!(
+                "migration version {read} is below {}: the 1.6 notes say to come from the 1.5 line \
+                 through v1.5.4 (stamped 46, its migration 45 pins KubeadmConfigTemplates) before 1.6",
+                settings.minimum_version
+            ),
+        )),
+        _ => None,
     }
-    Ok(checks)
 }
 
 /// The keep pin the 1.6 notes ask for before the installer upgrade.

@@ -8,8 +8,10 @@
 //! adoption and backup settings ([`etcd`]: the Etcd `backup` block 1.6
 //! removes, the platform Package's `etcdAdoptSkipBackup`) and tenant
 //! clusters still on Kubernetes v1.30 ([`kubernetes`]), the legacy etcd
-//! backup resources migration 50 leaves behind, and management nodes below
-//! Kubernetes 1.33 ([`node`]). Checks that need
+//! backup resources migration 50 leaves behind, management nodes below
+//! Kubernetes 1.33 ([`node`]), and cozystack-api not Available, which
+//! migrations 46 and 47 mistake for a cluster without applications
+//! ([`api`]). Checks that need
 //! several objects or the cluster's state are the README's checklist.
 //!
 //! A finding that makes the upgrade lose data or fail is a violation (a
@@ -19,6 +21,7 @@
 //! violation the stored object already had is a warning, so an object with
 //! legacy content stays editable, and a warning it had is not repeated.
 
+mod api;
 mod etcd;
 mod keep;
 mod kubernetes;
@@ -37,8 +40,8 @@ pub use settings::Settings;
 
 /// What the rules read of each object: the keep annotation and the Helm
 /// label, the migration version, the Etcd backup block, the Kubernetes
-/// version, the platform Package's migrations values and a Node's kubelet
-/// version.
+/// version, the platform Package's migrations values, a Node's kubelet
+/// version and an APIService's conditions.
 pub const READS: Selection = Selection::Paths(&[
     "metadata.labels",
     "metadata.annotations",
@@ -47,6 +50,7 @@ pub const READS: Selection = Selection::Paths(&[
     "spec.version",
     "spec.components.platform.values.migrations",
     "status.nodeInfo.kubeletVersion",
+    "status.conditions",
 ]);
 
 shared::policy!(Settings, evaluate, READS);
@@ -64,6 +68,7 @@ fn rule_for(request: &Request<'_>) -> Option<Judge> {
         (APPS_GROUP, "Kubernetes") => Some(kubernetes::removed_version),
         ("", "Node") => Some(node::kubelet_version),
         (etcd::LEGACY_GROUP, "EtcdBackupSchedule" | "EtcdBackup") => Some(etcd::orphaned_backup),
+        (api::GROUP, "APIService") => Some(api::cozystack_api),
         _ => None,
     }
 }

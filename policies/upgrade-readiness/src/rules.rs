@@ -29,14 +29,42 @@ pub const INSTALLER_KEEP_PIN: Rule = Rule {
     level: Level::Deny,
 };
 
-/// `cozystack-version` without an integer migration version.
+/// `cozystack-version` with a migration version the 1.6 upgrade halts on.
 ///
-/// `cozystack-version` whose `data.version` is missing or not an integer.
+/// `cozystack-version` whose `data.version` is missing, not a number to Sprig's `int`, or below 1:
+/// the migration hook reads it as a migration the image lacks, and the upgrade halts.
 ///
-/// Source: `packages/core/platform/templates/migration-hook.yaml`.
+/// Source: `packages/core/platform/templates/migration-hook.yaml:21`,
+/// `images/migrations/run-migrations.sh:39-43`.
 pub const MIGRATION_VERSION: Rule = Rule {
     policy: POLICY,
     id: "migration-version",
+    level: Level::Deny,
+};
+
+/// A migration version with a leading 0, which the platform reads as octal.
+///
+/// `cozystack-version` whose `data.version` starts with 0: Sprig's `int` reads it as octal (`"046"`
+/// is 38), and the upgrade runs migrations the cluster already ran.
+///
+/// Source: `packages/core/platform/templates/migration-hook.yaml:21` (`| int`: spf13/cast,
+/// `strconv.ParseInt(s, 0, 0)`).
+pub const MIGRATION_VERSION_OCTAL: Rule = Rule {
+    policy: POLICY,
+    id: "migration-version-octal",
+    level: Level::Deny,
+};
+
+/// A migration version past the newest any release stamps.
+///
+/// `cozystack-version` whose `data.version` reads past 54: no release wrote it, and the 1.6 chart
+/// renders no migration hook.
+///
+/// Source: `packages/core/platform/templates/migration-hook.yaml:22` (`lt $currentVersion
+/// $targetVersion`), `values.yaml:17` (`targetVersion: 54`).
+pub const MIGRATION_VERSION_BEYOND_TARGET: Rule = Rule {
+    policy: POLICY,
+    id: "migration-version-beyond-target",
     level: Level::Deny,
 };
 
@@ -120,6 +148,20 @@ pub const KUBERNETES_V1_30: Rule = Rule {
     level: Level::Warn,
 };
 
+/// cozystack-api not Available, which migrations 46 and 47 take for absent applications.
+///
+/// APIService `v1alpha1.apps.cozystack.io` without `Available: True`: kubectl then says "the server
+/// doesn't have a resource type", which migrations 46 and 47 take for a cluster without Kubernetes
+/// applications, so md0 is not pinned and Helm prunes it.
+///
+/// Source: `packages/core/platform/images/migrations/migrations/46:67-80`, `47:43-56`;
+/// `packages/system/cozystack-api/templates/apiservice.yaml`.
+pub const COZYSTACK_API_UNAVAILABLE: Rule = Rule {
+    policy: POLICY,
+    id: "cozystack-api-unavailable",
+    level: Level::Deny,
+};
+
 /// The catalogue.
 pub const RULES: Catalogue = Catalogue {
     policy: POLICY,
@@ -127,6 +169,8 @@ pub const RULES: Catalogue = Catalogue {
         KUBEADM_KEEP_PIN,
         INSTALLER_KEEP_PIN,
         MIGRATION_VERSION,
+        MIGRATION_VERSION_OCTAL,
+        MIGRATION_VERSION_BEYOND_TARGET,
         MIGRATION_VERSION_BELOW_MINIMUM,
         ETCD_BACKUP_ENABLED,
         ETCD_BACKUP_KEY_REMOVED,
@@ -134,5 +178,6 @@ pub const RULES: Catalogue = Catalogue {
         ETCD_BACKUP_ORPHANED,
         KUBERNETES_V1_30,
         MANAGEMENT_KUBERNETES_VERSION,
+        COZYSTACK_API_UNAVAILABLE,
     ],
 };

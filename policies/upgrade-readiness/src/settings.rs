@@ -1,16 +1,15 @@
 //! Settings of `upgrade-readiness`.
 
 use serde::Deserialize;
-use shared::{CozystackVersion, Exemptions, Release, Validatable};
+use shared::{CozystackVersion, Exemptions, Release, Validatable, migration};
 
-/// The migration version v1.5.4 stamps (`packages/core/platform/values.yaml`
-/// `migrations.targetVersion: 46` at tag v1.5.4): the 1.6 notes say to come
-/// from the 1.5 line through v1.5.4.
-pub const DEFAULT_MINIMUM_VERSION: u32 = 46;
+/// The migration version v1.5.4 stamps ([`migration::V1_5_4_TARGET`]): the
+/// 1.6 notes say to come from the 1.5 line through v1.5.4.
+pub const DEFAULT_MINIMUM_VERSION: u32 = migration::V1_5_4_TARGET;
 
-/// The migration version v1.6.x stamps (`targetVersion: 54` at tag v1.6.2):
-/// no cluster can have reached more before its 1.6 upgrade.
-pub const V1_6_TARGET_VERSION: u32 = 54;
+/// The migration version v1.6.x stamps ([`migration::V1_6_TARGET`]): no
+/// cluster can have reached more before its 1.6 upgrade.
+pub const V1_6_TARGET_VERSION: u32 = migration::V1_6_TARGET;
 
 fn default_minimum_version() -> u32 {
     DEFAULT_MINIMUM_VERSION

@@ -29,6 +29,21 @@
 //!   bucket whose Secret lacks one; without an endpoint and a bucket the
 //!   migration exits 1.
 //!
+//! Two more halts of the same migration, after the target ([`halts`]):
+//!
+//! - `ensure_wildcard_sans` (`migrations/50:211-251`): for each legacy
+//!   cluster `<name>` in `<ns>`, the cert-manager Certificates
+//!   `<name>-server` and `<name>-peer` (when they exist) get the new
+//!   operator's wildcard SAN `*.<name>.<ns>.svc`, unless `spec.dnsNames`
+//!   already holds it (`_san_present`); the migration then waits 30 × 4 s for
+//!   cert-manager to re-issue the Secret and exits 1 when it does not
+//!   (line 247). A Certificate cert-manager does not keep Ready will not be
+//!   re-issued in time;
+//! - the adoption scales the Deployment
+//!   `cozy-etcd-operator/etcd-operator-controller-manager` to 0 under `set
+//!   -euo pipefail` (lines 20, 80-81, 727): without it `kubectl scale`
+//!   fails and the migration exits 1.
+//!
 //! The Secret's data is read masked to those four keys. The credentials
 //! are only tested for being non-empty, and never appear in a message; a
 //! snapshot copies them as a marker, never as they are.
@@ -38,7 +53,10 @@ use shared::lookup::{
 };
 use shared::{FieldPath, Findings, Request, Value};
 
-use crate::rules::{ETCD_ADOPTION_NOT_CHECKED, ETCD_ADOPTION_TARGET};
+use crate::rules::{
+    ETCD_ADOPTION_CERTIFICATE, ETCD_ADOPTION_NOT_CHECKED, ETCD_ADOPTION_OPERATOR,
+    ETCD_ADOPTION_TARGET,
+};
 
 pub const LEGACY_GROUP: &str = "etcd.aenix.io";
 pub const LEGACY_KIND: &str = "EtcdCluster";
@@ -76,6 +94,15 @@ const ENDPOINT: &str = "spec.template.destination.s3.endpoint";
 const BUCKET: &str = "spec.template.destination.s3.bucket";
 
 const NAME_MASK: &[&str] = &["metadata.name"];
+
+pub const CERTIFICATE_API_VERSION: &str = "cert-manager.io/v1";
+pub const CERTIFICATE_KIND: &str = "Certificate";
+const CERTIFICATE_MASKS: &[&str] = &["spec.dnsNames", "status.conditions"];
+pub const OPERATOR_API_VERSION: &str = "apps/v1";
+pub const OPERATOR_KIND: &str = "Deployment";
+/// `ETCD_OPERATOR_NS` and `ETCD_OPERATOR_DEPLOY` of migration 50.
+pub const OPERATOR_NAMESPACE: &str = "cozy-etcd-operator";
+pub const OPERATOR_NAME: &str = "etcd-operator-controller-manager";
 
 fn get<'a>(
     api_version: &'a str,
@@ -322,8 +349,97 @@ fn resolve(request: &Request<'_>) -> Result<Target, LookupError> {
     Ok(Target::Resolved)
 }
 
-/// A legacy EtcdCluster: can migration 50 snapshot it before adoption?
+/// A Certificate migration 50 must have re-issued: whether it waits for
+/// cert-manager, and on what state. `None` when the migration skips it.
+fn certificate_state(found: &Value, native: &str) -> Option<String> {
+    let names = found.pointer("/spec/dnsNames").and_then(Value::as_array);
+    if names.is_some_and(|names| names.iter().any(|n| n.as_str() == Some(native))) {
+        return None;
+    }
+    let ready = found
+        .pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .find(|c| c.get("type").and_then(Value::as_str) == Some("Ready"));
+    let field = |c: &Value, key: &str| c.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
+    match ready {
+        Some(c) if field(c, "status") == "True" => None,
+        Some(c) => Some(format!(
+            "is not Ready ({}: {})",
+            field(c, "reason"),
+            field(c, "message")
+        )),
+        None => Some("has no Ready condition".to_owned()),
+    }
+}
+
+/// Migration 50's halts after the target: Certificates cert-manager will
+/// not re-issue in time, and the etcd-operator Deployment it scales.
+fn halts(request: &Request<'_>, out: &mut Findings) -> Result<(), LookupError> {
+    let cluster = request.cluster();
+    let (namespace, name) = (&*request.namespace, &*request.name);
+    let native = format!("*.{name}.{namespace}.svc");
+    for role in ["server", "peer"] {
+        let certificate = format!("{name}-{role}");
+        let found = get_optional(
+            cluster,
+            &get(
+                CERTIFICATE_API_VERSION,
+                CERTIFICATE_KIND,
+                &certificate,
+                Some(namespace),
+                CERTIFICATE_MASKS,
+            ),
+        )?;
+        if let Some(state) = found.and_then(|found| certificate_state(&found, &native)) {
+            out.add(
+                ETCD_ADOPTION_CERTIFICATE,
+                FieldPath::root(),
+                format!(
+                    "Certificate {namespace}/{certificate} (cert-manager.io) {state}: migration 50 adds the new \
+                     operator's SAN {native} to it and waits two minutes for cert-manager to re-issue its Secret \
+                     {certificate}-tls, then exits 1 and halts the 1.6 upgrade. Make cert-manager issue it \
+                     (kubectl --namespace {namespace} describe certificate {certificate}) before upgrading"
+                ),
+            );
+        }
+    }
+    let operator = get_optional(
+        cluster,
+        &get(
+            OPERATOR_API_VERSION,
+            OPERATOR_KIND,
+            OPERATOR_NAME,
+            Some(OPERATOR_NAMESPACE),
+            NAME_MASK,
+        ),
+    )?;
+    if operator.is_none() {
+        out.add(
+            ETCD_ADOPTION_OPERATOR,
+            FieldPath::root(),
+            format!(
+                "Deployment {OPERATOR_NAMESPACE}/{OPERATOR_NAME} does not exist: migration 50 scales it to 0 to adopt \
+                 {}, and under set -e the failed kubectl scale exits 1 and halts the 1.6 upgrade. Reinstall the \
+                 etcd-operator package (its HelmRelease in {OPERATOR_NAMESPACE}) before upgrading",
+                request.describe()
+            ),
+        );
+    }
+    Ok(())
+}
+
+/// A legacy EtcdCluster: can migration 50 snapshot it, re-issue its
+/// certificates and scale the operator before adoption?
 pub fn adoption_target(request: &Request<'_>, out: &mut Findings) {
+    let not_checked = |out: &mut Findings, what: &str, error: LookupError| {
+        out.add(
+            ETCD_ADOPTION_NOT_CHECKED,
+            FieldPath::root(),
+            format!("not checked: {what} could not be read: {error}"),
+        );
+    };
     match resolve(request) {
         Ok(Target::Resolved) => {}
         Ok(Target::Missing(why)) => {
@@ -337,11 +453,14 @@ pub fn adoption_target(request: &Request<'_>, out: &mut Findings) {
                 ),
             );
         }
-        Err(error) => out.add(
-            ETCD_ADOPTION_NOT_CHECKED,
-            FieldPath::root(),
-            format!("not checked: the snapshot target of migration 50 could not be read: {error}"),
-        ),
+        Err(error) => return not_checked(out, "the snapshot target of migration 50", error),
+    }
+    if let Err(error) = halts(request, out) {
+        not_checked(
+            out,
+            "the Certificates and the etcd-operator Deployment migration 50 needs",
+            error,
+        );
     }
 }
 

@@ -40,9 +40,37 @@ pub const ETCD_ADOPTION_TARGET: Rule = Rule {
     level: Level::Deny,
 };
 
+/// A legacy EtcdCluster's Certificate migration 50 waits in vain to see re-issued.
+///
+/// A legacy `etcdclusters.etcd.aenix.io` whose `<name>-server` or `<name>-peer` Certificate lacks the
+/// new operator's SAN and is not Ready: migration 50 waits two minutes for cert-manager to re-issue
+/// it, then exits 1.
+///
+/// Source: `packages/core/platform/images/migrations/migrations/50:211-251`
+/// (`ensure_wildcard_sans`).
+pub const ETCD_ADOPTION_CERTIFICATE: Rule = Rule {
+    policy: POLICY,
+    id: "etcd-adoption-certificate",
+    level: Level::Deny,
+};
+
+/// The etcd-operator Deployment migration 50 scales is missing.
+///
+/// A legacy `etcdclusters.etcd.aenix.io` while Deployment
+/// `cozy-etcd-operator/etcd-operator-controller-manager` is missing: migration 50's `kubectl scale`
+/// fails under `set -e`.
+///
+/// Source: `packages/core/platform/images/migrations/migrations/50:20,80-81,727`.
+pub const ETCD_ADOPTION_OPERATOR: Rule = Rule {
+    policy: POLICY,
+    id: "etcd-adoption-operator",
+    level: Level::Deny,
+};
+
 /// The etcd adoption lookups gave no answer.
 ///
-/// A cluster read failed, so the snapshot target was not checked.
+/// A cluster read failed, so what migration 50 needs (the snapshot target, the Certificates, the
+/// etcd-operator Deployment) was not checked.
 ///
 /// Source: cluster lookups.
 pub const ETCD_ADOPTION_NOT_CHECKED: Rule = Rule {
@@ -281,6 +309,8 @@ pub const RULES: Catalogue = Catalogue {
         MIGRATION_VERSION_MISSING,
         MIGRATION_VERSION_NOT_CHECKED,
         ETCD_ADOPTION_TARGET,
+        ETCD_ADOPTION_CERTIFICATE,
+        ETCD_ADOPTION_OPERATOR,
         ETCD_ADOPTION_NOT_CHECKED,
         SEAWEEDFS_NAMING,
         SEAWEEDFS_FULLNAME_OVERRIDE,

@@ -5,7 +5,9 @@
 //! `shared::validate`, exactly as the module does inside wasm, without
 //! building wasm: settings through the same `validate_settings`, the same
 //! JSON payload, cluster reads answered from the case's recorded session
-//! through [`HostCalls`], as our host answers them. Each policy's
+//! through [`HostCalls`], as our host answers them; a read that asks for
+//! more than the policy's metadata declares it reads fails the case. Each
+//! policy's
 //! `tests/cases.rs` is one line:
 //!
 //! ```ignore
@@ -29,6 +31,7 @@ use shared::{Catalogue, Evaluate, Selection, Validatable};
 use crate::case::{Case, Evaluation, Evaluator, Runner, SettingsAnswer, case_files};
 use crate::rules::{KnownRules, documented};
 use admission::{AdmissionRequest, AdmissionResponse};
+use capabilities::snapshot::Reads;
 use capabilities::{HostCalls, HostCapabilities};
 use wasm_meta::metadata::Metadata;
 
@@ -137,6 +140,16 @@ impl<S: DeserializeOwned + Default + Validatable> Evaluator for Native<S> {
             Err(e) => AdmissionResponse::internal_server_error(&request.uid, &e.to_string()),
         };
         let calls = calls.into_inner();
+        // A read beyond what metadata.yml declares would escape the
+        // snapshot command, which captures exactly the declared fields.
+        let response = match calls
+            .calls
+            .iter()
+            .find_map(|call| Reads::undeclared(&self.metadata, call))
+        {
+            Some(undeclared) => AdmissionResponse::internal_server_error(&request.uid, &undeclared),
+            None => response,
+        };
         Evaluation {
             response,
             unused_exchanges: calls.unused_exchanges(),

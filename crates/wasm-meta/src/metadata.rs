@@ -50,6 +50,26 @@ pub const SECRET_VALUES_ANNOTATION: &str = "io.cozystack-policies.secret-values"
 /// which of them are non-empty and never copies their values.
 pub const SECRET_CREDENTIALS_ANNOTATION: &str = "io.cozystack-policies.secret-credentials";
 
+/// The paths (dotted, lists traversed) a policy's rules read of each object
+/// they judge, space-separated: the policy's `READS`. The snapshot command
+/// captures these of every kind the policy judges.
+pub const READS_ANNOTATION: &str = "io.cozystack-policies.reads";
+/// What a policy's cluster reads ask of each kind of its
+/// `contextAwareResources` (Secrets aside, which the secret annotations
+/// describe): `apiVersion/Kind: path path; apiVersion/Kind: path`, the
+/// field masks of its reads. Every read of the policy names field masks
+/// within these (its native tests hold it to that), and the snapshot
+/// command captures these and nothing else.
+pub const CLUSTER_READS_ANNOTATION: &str = "io.cozystack-policies.cluster-reads";
+
+/// What a policy's cluster reads ask of one kind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClusterRead {
+    pub resource: ContextAwareResource,
+    /// Dotted paths, as field masks name them.
+    pub paths: Vec<String>,
+}
+
 /// What a policy reads of one Secret: its name, the keys whose values it
 /// compares, the credentials it checks are non-empty.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -279,6 +299,23 @@ impl Metadata {
         if let Err(message) = self.secret_reads() {
             return invalid(message);
         }
+        match self.cluster_reads() {
+            Err(message) => return invalid(message),
+            Ok(reads) => {
+                for resource in self
+                    .context_aware_resources
+                    .iter()
+                    .filter(|r| !(r.api_version == "v1" && r.kind == "Secret"))
+                {
+                    if !reads.iter().any(|read| &read.resource == resource) {
+                        return invalid(format!(
+                            "annotation {CLUSTER_READS_ANNOTATION} does not say what the policy reads of {}/{}",
+                            resource.api_version, resource.kind
+                        ));
+                    }
+                }
+            }
+        }
         match (reads_secrets, self.secrets()) {
             (_, Err(message)) => return invalid(message),
             (true, Ok(names)) if names.is_empty() => {
@@ -294,6 +331,52 @@ impl Metadata {
             _ => {}
         }
         Ok(())
+    }
+
+    /// The paths the policy's rules read of each object they judge
+    /// ([`READS_ANNOTATION`]).
+    pub fn reads(&self) -> Vec<String> {
+        self.annotations
+            .get(READS_ANNOTATION)
+            .map(|list| list.split_whitespace().map(str::to_owned).collect())
+            .unwrap_or_default()
+    }
+
+    /// What the policy's cluster reads ask of each kind
+    /// ([`CLUSTER_READS_ANNOTATION`]); each kind must be one of its
+    /// `contextAwareResources`.
+    pub fn cluster_reads(&self) -> Result<Vec<ClusterRead>, String> {
+        let Some(list) = self.annotations.get(CLUSTER_READS_ANNOTATION) else {
+            return Ok(Vec::new());
+        };
+        list.split(';')
+            .map(str::trim)
+            .filter(|entry| !entry.is_empty())
+            .map(|entry| {
+                let malformed = || {
+                    format!(
+                        "annotation {CLUSTER_READS_ANNOTATION}: {entry:?} is not `apiVersion/Kind: path path`"
+                    )
+                };
+                let (resource, paths) = entry.split_once(':').ok_or_else(malformed)?;
+                let (api_version, kind) =
+                    resource.trim().rsplit_once('/').ok_or_else(malformed)?;
+                let resource = ContextAwareResource {
+                    api_version: api_version.to_owned(),
+                    kind: kind.to_owned(),
+                };
+                if !self.context_aware_resources.contains(&resource) {
+                    return Err(format!(
+                        "annotation {CLUSTER_READS_ANNOTATION}: {api_version}/{kind} is not one of contextAwareResources"
+                    ));
+                }
+                let paths: Vec<String> = paths.split_whitespace().map(str::to_owned).collect();
+                if paths.is_empty() {
+                    return Err(malformed());
+                }
+                Ok(ClusterRead { resource, paths })
+            })
+            .collect()
     }
 
     /// The Secrets the policy reads ([`SECRETS_ANNOTATION`]), as
@@ -485,6 +568,33 @@ annotations:
         assert_eq!(json["protocolVersion"], "v1");
         assert_eq!(json["executionMode"], "kubewarden-wapc");
         assert_eq!(json["backgroundAudit"], false);
+    }
+
+    #[test]
+    fn cluster_reads_name_each_context_aware_kind() {
+        let mut metadata: Metadata = serde_saphyr::from_str(YAML).unwrap();
+        assert!(metadata.cluster_reads().unwrap().is_empty());
+        metadata.annotations.insert(READS_ANNOTATION.into(), "spec metadata.labels".into());
+        assert_eq!(metadata.reads(), ["spec", "metadata.labels"]);
+        metadata.context_aware_resources.push(ContextAwareResource {
+            api_version: "helm.toolkit.fluxcd.io/v2".into(),
+            kind: "HelmRelease".into(),
+        });
+        let error = metadata.check().unwrap_err().to_string();
+        assert!(error.contains("does not say what the policy reads of helm.toolkit.fluxcd.io/v2/HelmRelease"), "{error}");
+        metadata.annotations.insert(
+            CLUSTER_READS_ANNOTATION.into(),
+            "helm.toolkit.fluxcd.io/v2/HelmRelease: metadata.name spec.values.x".into(),
+        );
+        metadata.check().unwrap();
+        let reads = metadata.cluster_reads().unwrap();
+        assert_eq!(reads.len(), 1);
+        assert_eq!(reads[0].resource.kind, "HelmRelease");
+        assert_eq!(reads[0].paths, ["metadata.name", "spec.values.x"]);
+        for wrong in ["v1/ConfigMap: metadata.name", "HelmRelease: x", "helm.toolkit.fluxcd.io/v2/HelmRelease:"] {
+            metadata.annotations.insert(CLUSTER_READS_ANNOTATION.into(), wrong.into());
+            assert!(metadata.check().is_err(), "{wrong}");
+        }
     }
 
     #[test]

@@ -56,6 +56,28 @@ mod tests {
         }
     }
 
+    struct Reads;
+
+    impl Visitor for Reads {
+        type Output = (&'static str, Vec<&'static str>);
+        fn visit<S: Settings>(&mut self, policy: Linked<S>) -> Self::Output {
+            let (Selection::Paths(paths) | Selection::OnDemand(paths)) = policy.reads;
+            (policy.name, paths.to_vec())
+        }
+    }
+
+    /// What each policy declares its rules read (its metadata's
+    /// `io.cozystack-policies.reads`, which the snapshot command captures)
+    /// is its `READS`.
+    #[test]
+    fn each_policy_declares_what_it_reads() {
+        let declared = registry::policies().unwrap();
+        for (name, reads) in visit_all(&mut Reads) {
+            let policy = declared.iter().find(|p| p.name == name).unwrap();
+            assert_eq!(policy.metadata.reads(), reads, "policies/{name}/metadata.yml");
+        }
+    }
+
     /// Every policy of the registry is linked, under its own name, with the
     /// catalogue that names it.
     #[test]

@@ -89,6 +89,48 @@ pub fn documents<T: DeserializeOwned + Send>(text: &str, limit: Limit) -> Result
     on_a_large_stack(|| serde_saphyr::from_multiple_with_options(text, limit.options()))
 }
 
+/// Reads the documents of a stream from `reader` one at a time, handing
+/// each to `each` as it is read, so only one document is ever held (a
+/// cluster's snapshot runs to hundreds of megabytes); stops at the first
+/// error, the parser's or `each`'s.
+pub fn for_each_document<T, R, E>(
+    reader: R,
+    limit: Limit,
+    mut each: impl FnMut(T) -> Result<(), E> + Send,
+) -> Result<(), Streamed<E>>
+where
+    T: DeserializeOwned,
+    R: std::io::Read + Send,
+    E: Send,
+{
+    let run = move || {
+        let mut options = limit.options();
+        if let Some(budget) = &mut options.budget {
+            budget.max_reader_input_bytes = None;
+        }
+        let mut reader = reader;
+        for document in serde_saphyr::read_with_options(&mut reader, options) {
+            each(document.map_err(|e| Streamed::Yaml(Box::new(e)))?).map_err(Streamed::Each)?;
+        }
+        Ok(())
+    };
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .stack_size(STACK)
+            .spawn_scoped(scope, run)
+            .map_err(|e| Streamed::Yaml(Box::new(serde::de::Error::custom(e))))?
+            .join()
+            .unwrap_or_else(|_| Err(Streamed::Yaml(Box::new(serde::de::Error::custom("the YAML parser panicked")))))
+    })
+}
+
+/// Why a stream stopped: its YAML, or what was done with a document.
+#[derive(Debug)]
+pub enum Streamed<E> {
+    Yaml(Error),
+    Each(E),
+}
+
 /// Runs a parse on a thread with [`STACK`]; where no thread can be started
 /// (the browser), on the caller's.
 fn on_a_large_stack<T: Send>(
@@ -142,6 +184,21 @@ mod tests {
         }
         let refused = documents::<Value>(&stream, Limit::Settings).unwrap_err();
         assert!(refused.to_string().contains("budget"), "{refused}");
+    }
+
+    #[test]
+    fn streams_are_read_a_document_at_a_time() {
+        let stream = "a: 1\n---\na: 2\n---\nnot: [closed\n";
+        let mut seen = Vec::new();
+        let error = for_each_document(stream.as_bytes(), Limit::Manifests, |v: Value| {
+            seen.push(v["a"].clone());
+            Ok::<(), ()>(())
+        })
+        .unwrap_err();
+        assert_eq!(seen, [1, 2]);
+        assert!(matches!(error, Streamed::Yaml(_)));
+        let stopped = for_each_document("a: 1\n---\na: 2\n".as_bytes(), Limit::Manifests, |_: Value| Err("no"));
+        assert!(matches!(stopped, Err(Streamed::Each("no"))));
     }
 
     #[test]

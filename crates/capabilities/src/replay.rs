@@ -173,6 +173,26 @@ impl CapabilityRequest {
         }
     }
 
+    /// The field masks of a Kubernetes read (`None`: whole objects).
+    pub fn field_masks(&self) -> Option<&BTreeSet<String>> {
+        match self {
+            Self::KubernetesListResourceNamespace { field_masks, .. }
+            | Self::KubernetesListResourceAll { field_masks, .. }
+            | Self::KubernetesGetResource { field_masks, .. } => field_masks.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// `(namespace, name)` of a get (`""` for a cluster-scoped object).
+    pub fn object_name(&self) -> Option<(&str, &str)> {
+        match self {
+            Self::KubernetesGetResource {
+                name, namespace, ..
+            } => Some((namespace.as_deref().unwrap_or_default(), name)),
+            _ => None,
+        }
+    }
+
     /// A one-line description for logs and test failures.
     pub fn describe(&self) -> String {
         serde_saphyr::to_string(self)

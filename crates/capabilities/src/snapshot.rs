@@ -17,12 +17,27 @@
 //! of. A read of anything else fails with the reason and the command that
 //! would capture it ([`Unread`]), so a rule says it did not check, never
 //! that the cluster holds nothing: an unread kind is not an empty one.
+//!
+//! Nor is the record believed blindly. A kind is read at one version: a
+//! record or objects of it at another version (no rule reads) leave it
+//! unread. A kind recorded as not installed is unread when every Cozystack
+//! management cluster serves it, when the aggregated API serving it is not
+//! Available, or when its CustomResourceDefinition is there
+//! ([`cozystack`]); an object every such cluster holds (the `cozy-system`
+//! Namespace, a Node) that a captured read did not find leaves the read
+//! unbelieved; two records are an error.
+//!
+//! A snapshot read with the bundle's [`Reads`] ([`Builder`]) keeps of each
+//! object only what the policies read, every credential among it only as
+//! whether it is set, and names each credential the file carried.
 
 mod capture;
+pub mod cozystack;
 mod mask;
+pub mod reads;
 mod selector;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde_json::{Value, json};
 
@@ -31,6 +46,7 @@ pub use capture::{
     REDACTED, Read, ReadResult,
 };
 use mask::masked;
+pub use reads::{Fields, Reads};
 use selector::{field_selector, label_selector};
 
 use crate::replay::CapabilityRequest;
@@ -39,8 +55,13 @@ use crate::replay::CapabilityRequest;
 #[derive(Debug, Clone, Default)]
 pub struct Snapshot {
     objects: Vec<Value>,
+    /// The objects of each `(group, kind)`, by namespace.
+    index: HashMap<(String, String), BTreeMap<String, Vec<usize>>>,
     /// The capture's record; `None` for a snapshot that has none.
     capture: Option<Capture>,
+    /// Each field of an object that carried a credential, which the
+    /// snapshot did not keep: `Kind namespace/name: field`.
+    credentials: Vec<String>,
 }
 
 /// What a snapshot can say of a kind, or of one object.
@@ -91,10 +112,6 @@ fn text<'v>(object: &'v Value, pointer: &str) -> &'v str {
         .unwrap_or_default()
 }
 
-fn group_of(object: &Value) -> &str {
-    shared::apps::group_version(text(object, "/apiVersion")).0
-}
-
 /// A kind as kubectl names it unambiguously: `configmaps`,
 /// `etcdclusters.etcd.aenix.io`.
 pub fn resource(group: &str, kind: &str) -> String {
@@ -106,8 +123,21 @@ pub fn resource(group: &str, kind: &str) -> String {
     }
 }
 
-/// What captures a Secret: the capture block copies it without its
-/// credentials, which a plain `kubectl get` would not.
+/// A kind at one version, as kubectl names it: `nodes`,
+/// `kubeadmconfigtemplates.v1beta1.bootstrap.cluster.x-k8s.io` (the group
+/// alone would get the version the API server prefers).
+pub fn versioned_resource(api_version: &str, kind: &str) -> String {
+    let (group, version) = shared::apps::group_version(api_version);
+    let plural = shared::apps::plural(group, kind);
+    if group.is_empty() {
+        plural
+    } else {
+        format!("{plural}.{version}.{group}")
+    }
+}
+
+/// What captures what the snapshot lacks: the block, which keeps of each
+/// object only what the rules read.
 const SNAPSHOT_COMMAND: &str = "the block `cozystack-policies snapshot-command` prints";
 
 /// Why a read ended as it did, and kubectl's words for it.
@@ -115,25 +145,116 @@ fn reason(read: &Read) -> (String, String) {
     (read.result.as_str().to_owned(), read.message.clone())
 }
 
-impl Snapshot {
-    /// The snapshot of these documents: objects (each with `apiVersion`,
-    /// `kind` and `metadata.name`) and the capture's records, which are
-    /// not objects of the cluster.
-    pub fn new(documents: Vec<Value>) -> Result<Self, CaptureError> {
-        let mut capture: Option<Capture> = None;
-        let mut objects = Vec::with_capacity(documents.len());
-        for document in documents {
-            if Capture::is_record(&document) {
-                let record = Capture::from_record(&document)?;
-                match &mut capture {
-                    Some(capture) => capture.merge(record),
-                    None => capture = Some(record),
-                }
-            } else {
-                objects.push(document);
-            }
+/// Whether an APIService is Available, and if not, why.
+fn availability(service: &Value) -> Result<(), String> {
+    let available = service
+        .pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .find(|c| text(c, "/type") == "Available");
+    match available {
+        Some(c) if text(c, "/status") == "True" => Ok(()),
+        Some(c) => Err(format!(
+            "{}: {}",
+            text(c, "/reason"),
+            text(c, "/message")
+        )),
+        None => Err("no Available condition".to_owned()),
+    }
+}
+
+/// Reads a snapshot document by document: objects kept as [`Reads`] says
+/// (all of them without one), the capture's record.
+#[derive(Debug, Default)]
+pub struct Builder<'r> {
+    reads: Option<&'r Reads>,
+    /// What is kept of each kind, worked out once.
+    fields: HashMap<(String, String), Fields>,
+    snapshot: Snapshot,
+}
+
+impl<'r> Builder<'r> {
+    /// A snapshot that keeps of each object what `reads` says the policies
+    /// read, or everything without `reads`.
+    pub fn new(reads: Option<&'r Reads>) -> Self {
+        Self {
+            reads,
+            ..Self::default()
         }
-        Ok(Self { objects, capture })
+    }
+
+    /// Adds one document: an object (with `apiVersion`, `kind` and
+    /// `metadata.name`) or the capture's record, which may come once.
+    pub fn add(&mut self, document: Value) -> Result<(), CaptureError> {
+        if Capture::is_record(&document) {
+            let record = Capture::from_record(&document)?;
+            if let Some(first) = &self.snapshot.capture {
+                return Err(CaptureError::Twice {
+                    first: first.describe(),
+                    second: record.describe(),
+                });
+            }
+            self.snapshot.capture = Some(record);
+            return Ok(());
+        }
+        let object = match self.reads {
+            None => document,
+            Some(reads) => {
+                let api_version = text(&document, "/apiVersion").to_owned();
+                let kind = text(&document, "/kind").to_owned();
+                for field in reads.credentials(&document) {
+                    self.snapshot.credentials.push(format!(
+                        "{kind} {}: {field}",
+                        name_of(&document)
+                    ));
+                }
+                let fields = self
+                    .fields
+                    .entry((api_version, kind))
+                    .or_insert_with_key(|(api_version, kind)| reads.fields(api_version, kind));
+                reads.keep(&document, fields)
+            }
+        };
+        let snapshot = &mut self.snapshot;
+        let (group, _) = shared::apps::group_version(text(&object, "/apiVersion"));
+        snapshot
+            .index
+            .entry((group.to_owned(), text(&object, "/kind").to_owned()))
+            .or_default()
+            .entry(text(&object, "/metadata/namespace").to_owned())
+            .or_default()
+            .push(snapshot.objects.len());
+        snapshot.objects.push(object);
+        Ok(())
+    }
+
+    pub fn finish(self) -> Snapshot {
+        self.snapshot
+    }
+}
+
+/// `namespace/name`, or the name of a cluster-scoped object.
+fn name_of(object: &Value) -> String {
+    let namespace = text(object, "/metadata/namespace");
+    let name = text(object, "/metadata/name");
+    if namespace.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{namespace}/{name}")
+    }
+}
+
+impl Snapshot {
+    /// The snapshot of these documents, kept whole: objects (each with
+    /// `apiVersion`, `kind` and `metadata.name`) and the capture's record,
+    /// which is not an object of the cluster.
+    pub fn new(documents: Vec<Value>) -> Result<Self, CaptureError> {
+        let mut builder = Builder::new(None);
+        for document in documents {
+            builder.add(document)?;
+        }
+        Ok(builder.finish())
     }
 
     /// How many objects it holds.
@@ -146,92 +267,245 @@ impl Snapshot {
         self.objects.is_empty()
     }
 
+    /// Its objects, as kept.
+    pub fn objects(&self) -> &[Value] {
+        &self.objects
+    }
+
     /// The capture's record, if the snapshot has one.
     pub fn capture(&self) -> Option<&Capture> {
         self.capture.as_ref()
     }
 
-    /// Whether it holds an object of `kind` in API `group` (`""`: core)
-    /// named `only` (`(namespace, name)`) if given.
-    pub fn holds(&self, group: &str, kind: &str, only: Option<(&str, &str)>) -> bool {
-        self.objects.iter().any(|o| {
-            group_of(o) == group
-                && text(o, "/kind") == kind
-                && only.is_none_or(|(namespace, name)| {
-                    text(o, "/metadata/namespace") == namespace && text(o, "/metadata/name") == name
-                })
-        })
+    /// Each field that carried a credential (`Kind namespace/name: field`),
+    /// which the snapshot did not keep.
+    pub fn credentials(&self) -> &[String] {
+        &self.credentials
     }
 
-    /// What the snapshot can say of every object of `group`/`kind`.
-    pub fn coverage(&self, group: &str, kind: &str) -> Coverage {
+    /// The objects of `group`/`kind` (any version), in `namespace` if given.
+    fn of_kind<'s>(
+        &'s self,
+        group: &str,
+        kind: &str,
+        namespace: Option<&str>,
+    ) -> impl Iterator<Item = &'s Value> + 's {
+        let by_namespace = self.index.get(&(group.to_owned(), kind.to_owned()));
+        let indices: Vec<usize> = match (by_namespace, namespace) {
+            (None, _) => Vec::new(),
+            (Some(all), None) => all.values().flatten().copied().collect(),
+            (Some(all), Some(namespace)) => all.get(namespace).cloned().unwrap_or_default(),
+        };
+        indices.into_iter().filter_map(|i| self.objects.get(i))
+    }
+
+    /// The versions of `group` the snapshot holds objects of `kind` at.
+    fn versions(&self, group: &str, kind: &str) -> BTreeSet<String> {
+        self.of_kind(group, kind, None)
+            .map(|o| shared::apps::group_version(text(o, "/apiVersion")).1.to_owned())
+            .collect()
+    }
+
+    /// Whether it holds an object of `kind` at `api_version`, named `only`
+    /// (`(namespace, name)`) if given.
+    pub fn holds(&self, api_version: &str, kind: &str, only: Option<(&str, &str)>) -> bool {
+        let (group, _) = shared::apps::group_version(api_version);
+        self.of_kind(group, kind, only.map(|(namespace, _)| namespace))
+            .any(|o| {
+                text(o, "/apiVersion") == api_version
+                    && only.is_none_or(|(_, name)| text(o, "/metadata/name") == name)
+            })
+    }
+
+    /// What the snapshot can say of every object of `kind` at
+    /// `api_version`.
+    pub fn coverage(&self, api_version: &str, kind: &str) -> Coverage {
+        let (group, version) = shared::apps::group_version(api_version);
         let unread = |(why, detail): (String, String)| {
-            let what = resource(group, kind);
-            let command = if (group, kind) == ("", "Secret") {
-                SNAPSHOT_COMMAND.to_owned()
-            } else {
-                format!("`kubectl get {what} --all-namespaces -o yaml`")
-            };
             Coverage::Unread(Unread {
-                what,
+                what: resource(group, kind),
                 why,
                 detail,
-                command,
+                command: kind_command(api_version, kind),
+            })
+        };
+        let elsewhere = || {
+            let versions = self.versions(group, kind);
+            (!versions.is_empty() && !versions.contains(version)).then(|| {
+                format!(
+                    "the snapshot holds it at {} only, which no rule reads",
+                    versions.into_iter().collect::<Vec<_>>().join(", ")
+                )
             })
         };
         match &self.capture {
             Some(capture) => match capture.kind_read(group, kind) {
+                Some(read) if read.version() != version => unread((
+                    format!("captured at {}, which no rule reads", read.api_version),
+                    String::new(),
+                )),
                 Some(read) => match read.result {
-                    ReadResult::Captured => Coverage::Read,
-                    ReadResult::NotInstalled => Coverage::NotInstalled,
+                    ReadResult::Captured => match (elsewhere(), self.missing(api_version, kind, None)) {
+                        (Some(why), _) | (None, Some(why)) => unread((why, String::new())),
+                        (None, None) => Coverage::Read,
+                    },
+                    ReadResult::NotInstalled => match self.not_absent(api_version, kind) {
+                        Some(why) => unread((why, read.message.clone())),
+                        None => Coverage::NotInstalled,
+                    },
                     _ => unread(reason(read)),
                 },
                 None => unread(("its capture did not read it".to_owned(), String::new())),
             },
-            None if self.holds(group, kind, None) => Coverage::Read,
-            None => unread((NO_RECORD.to_owned(), String::new())),
+            None if self.holds(api_version, kind, None) => Coverage::Read,
+            None => unread((elsewhere().unwrap_or_else(|| NO_RECORD.to_owned()), String::new())),
         }
     }
 
+    /// Why a captured kind that every Cozystack management cluster holds
+    /// objects of (or the one object `only`) cannot be as the snapshot has
+    /// it, if it cannot.
+    fn missing(&self, api_version: &str, kind: &str, only: Option<(&str, &str)>) -> Option<String> {
+        let (group, _) = shared::apps::group_version(api_version);
+        let held = cozystack::HELD
+            .iter()
+            .any(|(g, k, named)| (*g, *k) == (group, kind) && (named.is_none() || *named == only));
+        (held && !self.holds(api_version, kind, only)).then(|| {
+            let what = match only {
+                Some(_) => "it",
+                None => "no object of it",
+            };
+            format!(
+                "the capture says it read {what}, yet the snapshot lacks it, and every Cozystack \
+                 management cluster has {}",
+                if only.is_some() { "it" } else { "one" }
+            )
+        })
+    }
+
+    /// Why a kind the capture recorded as not installed is not absent, if
+    /// it is not: every Cozystack management cluster serves it, its API
+    /// service is not Available, or its CustomResourceDefinition is there.
+    fn not_absent(&self, api_version: &str, kind: &str) -> Option<String> {
+        let (group, version) = shared::apps::group_version(api_version);
+        if cozystack::served(group, kind) {
+            return Some(
+                "recorded as not installed, but every Cozystack management cluster serves it: the read \
+                 failed (an API that does not answer reads as absent)"
+                    .to_owned(),
+            );
+        }
+        if let Some(why) = self.unavailable(group, version) {
+            return Some(why);
+        }
+        let crd = format!("{}.{group}", shared::apps::plural(group, kind));
+        let definition = self
+            .of_kind("apiextensions.k8s.io", "CustomResourceDefinition", None)
+            .find(|o| text(o, "/metadata/name") == crd)?;
+        let served: Vec<&str> = definition
+            .pointer("/spec/versions")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter(|v| v.get("served").and_then(Value::as_bool) != Some(false))
+            .map(|v| text(v, "/name"))
+            .collect();
+        Some(if served.contains(&version) || served.is_empty() {
+            format!("recorded as not installed, but CustomResourceDefinition {crd} is installed")
+        } else {
+            format!(
+                "the cluster serves it at {} only, which no rule reads",
+                served
+                    .iter()
+                    .map(|v| format!("{group}/{v}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })
+    }
+
+    /// Why the aggregated API serving `group`/`version` did not answer, if
+    /// it may not have: its APIService is not Available, or (for
+    /// cozystack-api's groups) the APIServices were not read.
+    fn unavailable(&self, group: &str, version: &str) -> Option<String> {
+        let name = format!("{version}.{group}");
+        let read = match &self.capture {
+            Some(capture) => capture
+                .kind_read("apiregistration.k8s.io", "APIService")
+                .is_some_and(|read| read.result == ReadResult::Captured),
+            None => self.holds("apiregistration.k8s.io/v1", "APIService", None),
+        };
+        if !read {
+            return cozystack::AGGREGATED.contains(&group).then(|| {
+                format!(
+                    "recorded as not installed, but {group} is served by an aggregated API, and the \
+                     APIServices were not read to tell whether it answered"
+                )
+            });
+        }
+        let service = self
+            .of_kind("apiregistration.k8s.io", "APIService", None)
+            .find(|o| text(o, "/metadata/name") == name)?;
+        availability(service)
+            .err()
+            .map(|why| format!("unavailable: APIService {name} is not Available ({why})"))
+    }
+
     /// What the snapshot can say of the one object `namespace`/`name` (`""`
-    /// for a cluster-scoped kind) of `group`/`kind`: every object of the
-    /// kind read, that object read by name, or (without a record) the
-    /// object present.
+    /// for a cluster-scoped kind) of `kind` at `api_version`: every object
+    /// of the kind read, that object read by name, or (without a record)
+    /// the object present.
     pub fn object_coverage(
         &self,
-        group: &str,
+        api_version: &str,
         kind: &str,
         namespace: &str,
         name: &str,
     ) -> Coverage {
-        let of_kind = self.coverage(group, kind);
+        let (group, version) = shared::apps::group_version(api_version);
+        let missing = |coverage: Coverage| match coverage {
+            Coverage::Read => match self.missing(api_version, kind, Some((namespace, name))) {
+                Some(why) => unread_object(api_version, kind, namespace, name, (why, String::new())),
+                None => Coverage::Read,
+            },
+            other => other,
+        };
+        let of_kind = self.coverage(api_version, kind);
         if !matches!(of_kind, Coverage::Unread(_)) {
-            return of_kind;
+            return missing(of_kind);
         }
         let read = self
             .capture
             .as_ref()
             .and_then(|capture| capture.object_read(group, kind, namespace, name));
         if let Some(read) = read {
+            if read.version() != version {
+                let why = format!("captured at {}, which no rule reads", read.api_version);
+                return unread_object(api_version, kind, namespace, name, (why, String::new()));
+            }
             return match read.result {
-                ReadResult::Captured => Coverage::Read,
-                ReadResult::NotInstalled => Coverage::NotInstalled,
-                _ => unread_object(group, kind, namespace, name, reason(read)),
+                ReadResult::Captured => missing(Coverage::Read),
+                ReadResult::NotInstalled => match self.not_absent(api_version, kind) {
+                    Some(why) => unread_object(
+                        api_version,
+                        kind,
+                        namespace,
+                        name,
+                        (why, read.message.clone()),
+                    ),
+                    None => Coverage::NotInstalled,
+                },
+                _ => unread_object(api_version, kind, namespace, name, reason(read)),
             };
         }
-        if self.capture.is_none() && self.holds(group, kind, Some((namespace, name))) {
+        if self.capture.is_none() && self.holds(api_version, kind, Some((namespace, name))) {
             return Coverage::Read;
         }
         let why = match of_kind {
             Coverage::Unread(unread) => (unread.why, unread.detail),
             _ => (String::new(), String::new()),
         };
-        unread_object(group, kind, namespace, name, why)
-    }
-    fn of_kind<'s>(&'s self, group: &'s str, kind: &'s str) -> impl Iterator<Item = &'s Value> {
-        self.objects
-            .iter()
-            .filter(move |o| group_of(o) == group && text(o, "/kind") == kind)
+        unread_object(api_version, kind, namespace, name, why)
     }
 
     fn list(
@@ -244,14 +518,14 @@ impl Snapshot {
         masks: Option<&BTreeSet<String>>,
     ) -> Result<Vec<u8>, String> {
         let (group, _) = shared::apps::group_version(api_version);
-        if let Coverage::Unread(unread) = self.coverage(group, kind) {
+        if let Coverage::Unread(unread) = self.coverage(api_version, kind) {
             return Err(unread.to_string());
         }
         let labels = labels.map(label_selector).transpose()?.unwrap_or_default();
         let fields = fields.map(field_selector).transpose()?.unwrap_or_default();
         let items: Vec<Value> = self
-            .of_kind(group, kind)
-            .filter(|o| namespace.is_none_or(|ns| text(o, "/metadata/namespace") == ns))
+            .of_kind(group, kind, namespace)
+            .filter(|o| text(o, "/apiVersion") == api_version)
             .filter(|o| {
                 let found = o.pointer("/metadata/labels").and_then(Value::as_object);
                 labels.iter().all(|r| r.matches(found))
@@ -280,12 +554,12 @@ impl Snapshot {
     ) -> Result<Vec<u8>, String> {
         let (group, _) = shared::apps::group_version(api_version);
         let scope = namespace.unwrap_or_default();
-        if let Coverage::Unread(unread) = self.object_coverage(group, kind, scope, name) {
+        if let Coverage::Unread(unread) = self.object_coverage(api_version, kind, scope, name) {
             return Err(unread.to_string());
         }
         let object = self
-            .of_kind(group, kind)
-            .find(|o| text(o, "/metadata/name") == name && text(o, "/metadata/namespace") == scope)
+            .of_kind(group, kind, Some(scope))
+            .find(|o| text(o, "/apiVersion") == api_version && text(o, "/metadata/name") == name)
             .ok_or_else(|| shared::lookup::not_found(api_version, kind, name, namespace))?;
         if let Some(unread) = uncaptured_data(object, masks) {
             let what = format!("secrets {scope}/{name}");
@@ -356,14 +630,27 @@ impl Snapshot {
     }
 }
 
+/// How to capture every object of `kind` at `api_version`: the capture
+/// block, whose read of it is this.
+fn kind_command(api_version: &str, kind: &str) -> String {
+    if (api_version, kind) == ("v1", "Secret") {
+        return SNAPSHOT_COMMAND.to_owned();
+    }
+    format!(
+        "{SNAPSHOT_COMMAND} (its read: `kubectl get {} --all-namespaces`)",
+        versioned_resource(api_version, kind)
+    )
+}
+
 /// What a snapshot says of one object it did not read.
 fn unread_object(
-    group: &str,
+    api_version: &str,
     kind: &str,
     namespace: &str,
     name: &str,
     (why, detail): (String, String),
 ) -> Coverage {
+    let (group, _) = shared::apps::group_version(api_version);
     let resource = resource(group, kind);
     let scope = if namespace.is_empty() {
         String::new()
@@ -373,7 +660,10 @@ fn unread_object(
     let command = if (group, kind) == ("", "Secret") {
         SNAPSHOT_COMMAND.to_owned()
     } else {
-        format!("`kubectl get {resource}{scope} {name} -o yaml`")
+        format!(
+            "{SNAPSHOT_COMMAND} (its read: `kubectl get {}{scope} {name}`)",
+            versioned_resource(api_version, kind)
+        )
     };
     let what = if namespace.is_empty() {
         format!("{resource} {name}")
@@ -393,7 +683,7 @@ fn unread_object(
 /// [`CAPTURED_KEYS`], and a Secret captured by name alone (no `type`, which
 /// every Secret the API server returns has) holds none of its data.
 fn uncaptured_data(object: &Value, masks: Option<&BTreeSet<String>>) -> Option<String> {
-    if (group_of(object), text(object, "/kind")) != ("", "Secret") {
+    if (text(object, "/apiVersion"), text(object, "/kind")) != ("v1", "Secret") {
         return None;
     }
     let asked: Vec<&str> = match masks {
@@ -613,13 +903,15 @@ mod tests {
         );
         assert_eq!(
             list_all(&captured, "apps/v1", "StatefulSet").unwrap_err(),
-            "the snapshot did not read statefulsets.apps (forbidden); capture it with \
-             `kubectl get statefulsets.apps --all-namespaces -o yaml`"
+            "the snapshot did not read statefulsets.apps (forbidden); capture it with the block \
+             `cozystack-policies snapshot-command` prints (its read: `kubectl get statefulsets.v1.apps \
+             --all-namespaces`)"
         );
         assert_eq!(
             list_all(&captured, "v1", "ConfigMap").unwrap_err(),
-            "the snapshot did not read configmaps (its capture did not read it); capture it with \
-             `kubectl get configmaps --all-namespaces -o yaml`"
+            "the snapshot did not read configmaps (its capture did not read it); capture it with the \
+             block `cozystack-policies snapshot-command` prints (its read: `kubectl get configmaps \
+             --all-namespaces`)"
         );
         // Without a record, the kinds of the objects it holds are read.
         let bare = Snapshot::new(vec![
@@ -631,7 +923,7 @@ mod tests {
         let error = list_all(&bare, "v1", "ResourceQuota").unwrap_err();
         assert!(error.contains("unread, not empty"), "{error}");
         assert!(matches!(
-            bare.coverage("", "ResourceQuota"),
+            bare.coverage("v1", "ResourceQuota"),
             Coverage::Unread(_)
         ));
         // A record that is not one is refused, not ignored.
@@ -639,6 +931,184 @@ mod tests {
             json!({"apiVersion": "v1", "kind": "Node", "result": "maybe"}),
         ]);
         assert!(Snapshot::new(vec![broken]).is_err());
+    }
+
+    fn why(coverage: Coverage) -> String {
+        match coverage {
+            Coverage::Unread(unread) => unread.why,
+            other => panic!("{other:?} is not unread"),
+        }
+    }
+
+    /// A kind is read at one version: a record or objects of another are
+    /// no reading of it.
+    #[test]
+    fn a_kind_at_another_version_is_unread() {
+        let template = |version: &str| {
+            json!({"apiVersion": format!("bootstrap.cluster.x-k8s.io/{version}"), "kind": "KubeadmConfigTemplate",
+                "metadata": {"name": "t", "namespace": "tenant-foo"}})
+        };
+        let wanted = "bootstrap.cluster.x-k8s.io/v1beta1";
+        let plain = Snapshot::new(vec![template("v1beta2")]).unwrap();
+        assert_eq!(
+            why(plain.coverage(wanted, "KubeadmConfigTemplate")),
+            "the snapshot holds it at v1beta2 only, which no rule reads"
+        );
+        assert!(!plain.holds(wanted, "KubeadmConfigTemplate", None));
+        let recorded = Snapshot::new(vec![
+            template("v1beta2"),
+            record(vec![read(
+                "bootstrap.cluster.x-k8s.io/v1beta2",
+                "KubeadmConfigTemplate",
+                ReadResult::Captured,
+            )]),
+        ])
+        .unwrap();
+        let Coverage::Unread(unread) = recorded.coverage(wanted, "KubeadmConfigTemplate") else {
+            panic!("read");
+        };
+        assert_eq!(
+            unread.why,
+            "captured at bootstrap.cluster.x-k8s.io/v1beta2, which no rule reads"
+        );
+        assert!(
+            unread
+                .command
+                .contains("`kubectl get kubeadmconfigtemplates.v1beta1.bootstrap.cluster.x-k8s.io --all-namespaces`"),
+            "{}",
+            unread.command
+        );
+        // Not installed at v1beta1, while its CRD serves v1beta2 only.
+        let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "kubeadmconfigtemplates.bootstrap.cluster.x-k8s.io"},
+            "spec": {"versions": [{"name": "v1beta1", "served": false}, {"name": "v1beta2", "served": true}]}});
+        let elsewhere = Snapshot::new(vec![
+            crd,
+            record(vec![
+                read(wanted, "KubeadmConfigTemplate", ReadResult::NotInstalled),
+                read("apiextensions.k8s.io/v1", "CustomResourceDefinition", ReadResult::Captured),
+            ]),
+        ])
+        .unwrap();
+        assert_eq!(
+            why(elsewhere.coverage(wanted, "KubeadmConfigTemplate")),
+            "the cluster serves it at bootstrap.cluster.x-k8s.io/v1beta2 only, which no rule reads"
+        );
+    }
+
+    /// What every Cozystack cluster serves and holds cannot be absent: a
+    /// record that says so is a failed read; an aggregated API whose
+    /// APIService is not Available is unavailable, not absent.
+    #[test]
+    fn the_record_is_checked_against_what_every_cluster_has() {
+        let apps = "apps.cozystack.io/v1alpha1";
+        let service = |status: &str| {
+            json!({"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
+                "metadata": {"name": "v1alpha1.apps.cozystack.io"},
+                "spec": {"service": {"name": "cozystack-api", "namespace": "cozy-system"}},
+                "status": {"conditions": [{"type": "Available", "status": status,
+                    "reason": "FailedDiscoveryCheck", "message": "503"}]}})
+        };
+        let snapshot = |available: &str| {
+            Snapshot::new(vec![
+                service(available),
+                record(vec![
+                    read(apps, "Tenant", ReadResult::NotInstalled),
+                    read(apps, "Kubernetes", ReadResult::NotInstalled),
+                    read("v1", "Node", ReadResult::Captured),
+                    read("apiregistration.k8s.io/v1", "APIService", ReadResult::Captured),
+                ]),
+            ])
+            .unwrap()
+        };
+        let down = snapshot("False");
+        assert!(
+            why(down.coverage(apps, "Tenant"))
+                .starts_with("recorded as not installed, but every Cozystack management cluster serves it")
+        );
+        assert_eq!(
+            why(down.coverage(apps, "Kubernetes")),
+            "unavailable: APIService v1alpha1.apps.cozystack.io is not Available (FailedDiscoveryCheck: 503)"
+        );
+        assert!(
+            why(down.coverage("v1", "Node")).contains("every Cozystack management cluster has one"),
+            "captured, but no Node"
+        );
+        // With the API available, a Kubernetes kind absent is absent (the
+        // iaas bundle is optional).
+        assert_eq!(snapshot("True").coverage(apps, "Kubernetes"), Coverage::NotInstalled);
+        // The cozy-system Namespace, read by name and not found.
+        let mut named = read("v1", "Namespace", ReadResult::Captured);
+        named["name"] = json!("cozy-system");
+        let lacking = Snapshot::new(vec![record(vec![named])]).unwrap();
+        assert!(
+            why(lacking.object_coverage("v1", "Namespace", "", "cozy-system"))
+                .contains("the snapshot lacks it, and every Cozystack management cluster has it")
+        );
+        // Two records are an error naming both.
+        let two = Snapshot::new(vec![record(vec![]), record(vec![])]).unwrap_err();
+        assert!(
+            two.to_string().starts_with(
+                "the snapshot holds two SnapshotCapture records, the capture of \"admin@cozy\" at \
+                 \"2026-12-05T00:00:00Z\" and the capture of \"admin@cozy\""
+            ),
+            "{two}"
+        );
+    }
+
+    /// A snapshot read with the bundle's reads keeps only what they read,
+    /// every credential as whether it is set, and names what it dropped.
+    #[test]
+    fn a_snapshot_keeps_only_what_the_rules_read() {
+        let metadata: wasm_meta::Metadata = serde_saphyr::from_str(
+            r#"
+rules:
+- {apiGroups: [apps.cozystack.io], apiVersions: [v1alpha1], resources: [etcds], operations: [CREATE]}
+mutating: false
+contextAwareResources:
+- {apiVersion: helm.toolkit.fluxcd.io/v2, kind: HelmRelease}
+annotations:
+  io.kubewarden.policy.title: p
+  io.cozystack-policies.reads: spec
+  io.cozystack-policies.cluster-reads: "helm.toolkit.fluxcd.io/v2/HelmRelease: spec.values.resourceQuotas"
+"#,
+        )
+        .unwrap();
+        let reads = Reads::of([&metadata]).unwrap();
+        let mut builder = Builder::new(Some(&reads));
+        builder
+            .add(json!({"apiVersion": "apps.cozystack.io/v1alpha1", "kind": "Etcd",
+                "metadata": {"name": "etcd", "namespace": "tenant-foo", "uid": "u", "managedFields": [{}],
+                    "annotations": {"kubectl.kubernetes.io/last-applied-configuration": "{\"s3SecretKey\": \"x\"}"}},
+                "spec": {"replicas": 3, "backup": {"s3AccessKey": "AKIA", "s3SecretKey": "", "enabled": false}},
+                "status": {"ready": true}}))
+            .unwrap();
+        builder
+            .add(json!({"apiVersion": "helm.toolkit.fluxcd.io/v2", "kind": "HelmRelease",
+                "metadata": {"name": "postgres-db", "namespace": "tenant-foo"},
+                "spec": {"values": {"users": {"app": {"password": "hunter2"}}, "resourceQuotas": {"cpu": "2"}}}}))
+            .unwrap();
+        let snapshot = builder.finish();
+        assert_eq!(
+            snapshot.objects()[0],
+            json!({"apiVersion": "apps.cozystack.io/v1alpha1", "kind": "Etcd",
+                "metadata": {"name": "etcd", "namespace": "tenant-foo"},
+                "spec": {"replicas": 3, "backup": {"s3AccessKey": REDACTED, "s3SecretKey": "", "enabled": false}}})
+        );
+        assert_eq!(
+            snapshot.objects()[1],
+            json!({"apiVersion": "helm.toolkit.fluxcd.io/v2", "kind": "HelmRelease",
+                "metadata": {"name": "postgres-db", "namespace": "tenant-foo"},
+                "spec": {"values": {"resourceQuotas": {"cpu": "2"}}}})
+        );
+        assert_eq!(
+            snapshot.credentials(),
+            [
+                "Etcd tenant-foo/etcd: metadata.annotations[\"kubectl.kubernetes.io/last-applied-configuration\"]",
+                "Etcd tenant-foo/etcd: spec.backup.s3AccessKey",
+                "HelmRelease tenant-foo/postgres-db: spec.values.users.app.password",
+            ]
+        );
     }
 
     fn get(

@@ -39,6 +39,12 @@ pub enum ReadResult {
     NotInstalled,
     /// The credentials that ran the script may not read the kind.
     Forbidden,
+    /// The API server, or the aggregated API that serves the kind, said it
+    /// cannot answer now (503, "the server is currently unable to handle
+    /// the request", an APIService not Available).
+    Unavailable,
+    /// No API server listened where the kubeconfig points.
+    Refused,
     /// The API server did not answer in time.
     Timeout,
     /// Any other failure: the message says which.
@@ -57,6 +63,8 @@ impl ReadResult {
             ReadResult::Captured => "captured",
             ReadResult::NotInstalled => "not-installed",
             ReadResult::Forbidden => "forbidden",
+            ReadResult::Unavailable => "unavailable",
+            ReadResult::Refused => "refused",
             ReadResult::Timeout => "timeout",
             ReadResult::Failed => "failed",
         }
@@ -79,7 +87,8 @@ pub struct Read {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     pub result: ReadResult,
-    /// kubectl's first line of error, for a read that failed.
+    /// kubectl's own error line (not a klog line before it), for a read
+    /// that failed or found the kind not installed.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub message: String,
 }
@@ -88,6 +97,11 @@ impl Read {
     /// The API group of the kind read.
     pub fn group(&self) -> &str {
         shared::apps::group_version(&self.api_version).0
+    }
+
+    /// The version of the kind read.
+    pub fn version(&self) -> &str {
+        shared::apps::group_version(&self.api_version).1
     }
 }
 
@@ -105,10 +119,20 @@ pub struct Capture {
     pub reads: Vec<Read>,
 }
 
-/// Why a document is not a record the snapshot can use.
+/// Why a snapshot's record cannot be used.
 #[derive(Debug, thiserror::Error)]
-#[error("the snapshot's {KIND} record cannot be read: {0}")]
-pub struct CaptureError(#[source] serde_json::Error);
+pub enum CaptureError {
+    /// The record does not read as one.
+    #[error("the snapshot's {KIND} record cannot be read: {0}")]
+    Unreadable(#[source] serde_json::Error),
+    /// Two records: the snapshot mixes two captures, and neither record
+    /// says what the other read.
+    #[error(
+        "the snapshot holds two {KIND} records, {first} and {second}: it mixes two captures, so \
+         neither says what was read; capture again into an empty file, or give one capture"
+    )]
+    Twice { first: String, second: String },
+}
 
 impl Capture {
     /// Whether `object` is a capture record.
@@ -125,19 +149,23 @@ impl Capture {
                 map.remove(envelope);
             }
         }
-        serde_json::from_value(fields).map_err(CaptureError)
+        serde_json::from_value(fields).map_err(CaptureError::Unreadable)
     }
 
-    /// Another capture's reads added to this one's (a snapshot made of
-    /// several files); the first context and time are kept.
-    pub fn merge(&mut self, other: Capture) {
-        if self.context.is_empty() {
-            self.context = other.context;
-        }
-        if self.captured_at.is_empty() {
-            self.captured_at = other.captured_at;
-        }
-        self.reads.extend(other.reads);
+    /// `the capture of <context> at <time>`, as an error names it.
+    pub fn describe(&self) -> String {
+        let or = |text: &str, unknown: &'static str| {
+            if text.is_empty() {
+                unknown.to_owned()
+            } else {
+                format!("{text:?}")
+            }
+        };
+        format!(
+            "the capture of {} at {}",
+            or(&self.context, "an unnamed context"),
+            or(&self.captured_at, "an unknown time")
+        )
     }
 
     /// The read of every object of `group`/`kind`, if the capture made one.

@@ -38,6 +38,7 @@ pub mod reads;
 mod selector;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 
@@ -52,11 +53,14 @@ use selector::{field_selector, label_selector};
 use crate::replay::CapabilityRequest;
 
 /// The objects of a cluster, as captured, and what the capture read.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub struct Snapshot {
-    objects: Vec<Value>,
+    objects: Vec<Stored>,
     /// The objects of each `(group, kind)`, by namespace.
     index: HashMap<(String, String), BTreeMap<String, Vec<usize>>>,
+    /// Each list's answer, once made: the policies make the same list for
+    /// every object they judge (policy-server caches them too).
+    lists: Mutex<HashMap<String, Result<Arc<[u8]>, String>>>,
     /// The capture's record; `None` for a snapshot that has none.
     capture: Option<Capture>,
     /// Each field of an object that carried a credential, which the
@@ -98,6 +102,41 @@ impl std::fmt::Display for Unread {
             "the snapshot did not read {} ({}); capture it with {}",
             self.what, self.why, self.command
         )
+    }
+}
+
+/// One object as the snapshot holds it: what reads select it by, and the
+/// object itself as compact JSON, read again only when a read answers with
+/// it (a `Value` costs ten times its text).
+#[derive(Debug)]
+struct Stored {
+    api_version: Box<str>,
+    kind: Box<str>,
+    namespace: Box<str>,
+    name: Box<str>,
+    labels: serde_json::Map<String, Value>,
+    json: Box<str>,
+}
+
+impl Stored {
+    fn of(object: &Value) -> Self {
+        Self {
+            api_version: text(object, "/apiVersion").into(),
+            kind: text(object, "/kind").into(),
+            namespace: text(object, "/metadata/namespace").into(),
+            name: text(object, "/metadata/name").into(),
+            labels: object
+                .pointer("/metadata/labels")
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default(),
+            json: object.to_string().into(),
+        }
+    }
+
+    /// The object.
+    fn value(&self) -> Value {
+        serde_json::from_str(&self.json).unwrap_or_default()
     }
 }
 
@@ -217,15 +256,16 @@ impl<'r> Builder<'r> {
             }
         };
         let snapshot = &mut self.snapshot;
-        let (group, _) = shared::apps::group_version(text(&object, "/apiVersion"));
+        let stored = Stored::of(&object);
+        let (group, _) = shared::apps::group_version(&stored.api_version);
         snapshot
             .index
-            .entry((group.to_owned(), text(&object, "/kind").to_owned()))
+            .entry((group.to_owned(), stored.kind.to_string()))
             .or_default()
-            .entry(text(&object, "/metadata/namespace").to_owned())
+            .entry(stored.namespace.to_string())
             .or_default()
             .push(snapshot.objects.len());
-        snapshot.objects.push(object);
+        snapshot.objects.push(stored);
         Ok(())
     }
 
@@ -267,9 +307,21 @@ impl Snapshot {
         self.objects.is_empty()
     }
 
-    /// Its objects, as kept.
-    pub fn objects(&self) -> &[Value] {
-        &self.objects
+    /// Its objects, as kept, in the order read.
+    pub fn objects(&self) -> impl Iterator<Item = Value> + '_ {
+        self.objects.iter().map(Stored::value)
+    }
+
+    /// Its objects of `kind` at `api_version`.
+    pub fn objects_of<'s>(
+        &'s self,
+        api_version: &'s str,
+        kind: &'s str,
+    ) -> impl Iterator<Item = Value> + 's {
+        let (group, _) = shared::apps::group_version(api_version);
+        self.of_kind(group, kind, None)
+            .filter(move |o| &*o.api_version == api_version)
+            .map(Stored::value)
     }
 
     /// The capture's record, if the snapshot has one.
@@ -289,7 +341,7 @@ impl Snapshot {
         group: &str,
         kind: &str,
         namespace: Option<&str>,
-    ) -> impl Iterator<Item = &'s Value> + 's {
+    ) -> impl Iterator<Item = &'s Stored> + 's {
         let by_namespace = self.index.get(&(group.to_owned(), kind.to_owned()));
         let indices: Vec<usize> = match (by_namespace, namespace) {
             (None, _) => Vec::new(),
@@ -302,7 +354,7 @@ impl Snapshot {
     /// The versions of `group` the snapshot holds objects of `kind` at.
     fn versions(&self, group: &str, kind: &str) -> BTreeSet<String> {
         self.of_kind(group, kind, None)
-            .map(|o| shared::apps::group_version(text(o, "/apiVersion")).1.to_owned())
+            .map(|o| shared::apps::group_version(&o.api_version).1.to_owned())
             .collect()
     }
 
@@ -312,8 +364,7 @@ impl Snapshot {
         let (group, _) = shared::apps::group_version(api_version);
         self.of_kind(group, kind, only.map(|(namespace, _)| namespace))
             .any(|o| {
-                text(o, "/apiVersion") == api_version
-                    && only.is_none_or(|(_, name)| text(o, "/metadata/name") == name)
+                &*o.api_version == api_version && only.is_none_or(|(_, name)| &*o.name == name)
             })
     }
 
@@ -401,7 +452,8 @@ impl Snapshot {
         let crd = format!("{}.{group}", shared::apps::plural(group, kind));
         let definition = self
             .of_kind("apiextensions.k8s.io", "CustomResourceDefinition", None)
-            .find(|o| text(o, "/metadata/name") == crd)?;
+            .find(|o| *o.name == crd)?
+            .value();
         let served: Vec<&str> = definition
             .pointer("/spec/versions")
             .and_then(Value::as_array)
@@ -445,8 +497,9 @@ impl Snapshot {
         }
         let service = self
             .of_kind("apiregistration.k8s.io", "APIService", None)
-            .find(|o| text(o, "/metadata/name") == name)?;
-        availability(service)
+            .find(|o| *o.name == name)?
+            .value();
+        availability(&service)
             .err()
             .map(|why| format!("unavailable: APIService {name} is not Available ({why})"))
     }
@@ -517,6 +570,37 @@ impl Snapshot {
         fields: Option<&str>,
         masks: Option<&BTreeSet<String>>,
     ) -> Result<Vec<u8>, String> {
+        let key = serde_json::to_string(&(api_version, kind, namespace, labels, fields, masks))
+            .map_err(|e| e.to_string())?;
+        let known = self
+            .lists
+            .lock()
+            .ok()
+            .and_then(|lists| lists.get(&key).cloned());
+        let answer = match known {
+            Some(answer) => answer,
+            None => {
+                let answer = self
+                    .answer_list(api_version, kind, namespace, labels, fields, masks)
+                    .map(Arc::from);
+                if let Ok(mut lists) = self.lists.lock() {
+                    lists.insert(key, answer.clone());
+                }
+                answer
+            }
+        };
+        answer.map(|bytes| bytes.to_vec())
+    }
+
+    fn answer_list(
+        &self,
+        api_version: &str,
+        kind: &str,
+        namespace: Option<&str>,
+        labels: Option<&str>,
+        fields: Option<&str>,
+        masks: Option<&BTreeSet<String>>,
+    ) -> Result<Vec<u8>, String> {
         let (group, _) = shared::apps::group_version(api_version);
         if let Coverage::Unread(unread) = self.coverage(api_version, kind) {
             return Err(unread.to_string());
@@ -525,18 +609,18 @@ impl Snapshot {
         let fields = fields.map(field_selector).transpose()?.unwrap_or_default();
         let items: Vec<Value> = self
             .of_kind(group, kind, namespace)
-            .filter(|o| text(o, "/apiVersion") == api_version)
-            .filter(|o| {
-                let found = o.pointer("/metadata/labels").and_then(Value::as_object);
-                labels.iter().all(|r| r.matches(found))
-            })
+            .filter(|o| &*o.api_version == api_version)
+            .filter(|o| labels.iter().all(|r| r.matches(Some(&o.labels))))
             .filter(|o| {
                 fields.iter().all(|(field, equal, value)| {
-                    let pointer = format!("/{}", field.replace('.', "/"));
-                    (text(o, &pointer) == value) == *equal
+                    let found = match field.as_str() {
+                        "metadata.name" => &o.name,
+                        _ => &o.namespace,
+                    };
+                    (&**found == value) == *equal
                 })
             })
-            .map(|o| masked(o, masks))
+            .map(|o| masked(&o.value(), masks))
             .collect();
         serde_json::to_vec(
             &json!({"apiVersion": "v1", "kind": "List", "metadata": {}, "items": items}),
@@ -559,8 +643,10 @@ impl Snapshot {
         }
         let object = self
             .of_kind(group, kind, Some(scope))
-            .find(|o| text(o, "/apiVersion") == api_version && text(o, "/metadata/name") == name)
-            .ok_or_else(|| shared::lookup::not_found(api_version, kind, name, namespace))?;
+            .find(|o| &*o.api_version == api_version && &*o.name == name)
+            .ok_or_else(|| shared::lookup::not_found(api_version, kind, name, namespace))?
+            .value();
+        let object = &object;
         if let Some(unread) = uncaptured_data(object, masks) {
             let what = format!("secrets {scope}/{name}");
             return Err(Unread {
@@ -1089,14 +1175,15 @@ annotations:
                 "spec": {"values": {"users": {"app": {"password": "hunter2"}}, "resourceQuotas": {"cpu": "2"}}}}))
             .unwrap();
         let snapshot = builder.finish();
+        let objects: Vec<Value> = snapshot.objects().collect();
         assert_eq!(
-            snapshot.objects()[0],
+            objects[0],
             json!({"apiVersion": "apps.cozystack.io/v1alpha1", "kind": "Etcd",
                 "metadata": {"name": "etcd", "namespace": "tenant-foo"},
                 "spec": {"replicas": 3, "backup": {"s3AccessKey": REDACTED, "s3SecretKey": "", "enabled": false}}})
         );
         assert_eq!(
-            snapshot.objects()[1],
+            objects[1],
             json!({"apiVersion": "helm.toolkit.fluxcd.io/v2", "kind": "HelmRelease",
                 "metadata": {"name": "postgres-db", "namespace": "tenant-foo"},
                 "spec": {"values": {"resourceQuotas": {"cpu": "2"}}}})
@@ -1237,7 +1324,7 @@ annotations:
 
     #[test]
     fn masks_traverse_lists() {
-        let set = snapshot().objects[4].clone();
+        let set = snapshot().objects().nth(4).unwrap();
         assert_eq!(
             masked(
                 &set,

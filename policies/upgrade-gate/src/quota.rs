@@ -43,6 +43,7 @@ mod chart;
 mod decode;
 mod go_float;
 
+use std::cell::OnceCell;
 use std::collections::{BTreeMap, BTreeSet};
 
 use shared::lookup::{GetResource, ListAll, LookupError, get_optional, list_items, text};
@@ -107,7 +108,9 @@ fn add(sum: &mut BTreeMap<String, Quantity>, key: &str, value: Quantity) {
     *entry = entry.plus(value);
 }
 
-/// One tenant, as both components read it.
+/// One tenant, as both components read it. Its quotas are decoded and
+/// rendered when a rule first asks: a judgement needs them of its subtree,
+/// its parent and its siblings, never of every tenant listed.
 #[derive(Debug, Clone)]
 struct Tenant {
     /// Where its HelmRelease is (its parent's namespace).
@@ -115,10 +118,11 @@ struct Tenant {
     /// The application's name (`tenant-<name>` is the release).
     name: String,
     owned: String,
+    quotas: Option<Value>,
     /// `resourceQuotas` as cozystack-api decodes them.
-    declared: Result<Quotas, Vec<Undecodable>>,
+    declared: OnceCell<Result<Quotas, Vec<Undecodable>>>,
     /// What the chart renders of them, which the controller counts.
-    plan: Plan,
+    plan: OnceCell<Plan>,
 }
 
 impl Tenant {
@@ -127,14 +131,35 @@ impl Tenant {
             namespace: namespace.to_owned(),
             name: name.to_owned(),
             owned: owned_namespace(namespace, name),
-            declared: decode::quotas(quotas),
-            plan: Plan::of(quotas),
+            quotas: quotas.cloned(),
+            declared: OnceCell::new(),
+            plan: OnceCell::new(),
         }
+    }
+
+    /// `resourceQuotas` as cozystack-api decodes them.
+    fn declared(&self) -> &Result<Quotas, Vec<Undecodable>> {
+        self.declared
+            .get_or_init(|| decode::quotas(self.quotas.as_ref()))
+    }
+
+    /// What the chart renders of them.
+    fn plan(&self) -> &Plan {
+        self.plan.get_or_init(|| Plan::of(self.quotas.as_ref()))
+    }
+
+    /// Whether the tenant owning `namespace` is this one's descendant.
+    fn owns_above(&self, namespace: &str) -> bool {
+        namespace != self.owned
+            && (self.owned == ROOT_NAMESPACE
+                || namespace
+                    .strip_prefix(self.owned.as_str())
+                    .is_some_and(|rest| rest.starts_with('-')))
     }
 
     /// Bounded as cozystack-api counts it: a decodable, non-empty map.
     fn declares(&self) -> bool {
-        self.declared.as_ref().is_ok_and(|q| !q.is_empty())
+        self.declared().as_ref().is_ok_and(|q| !q.is_empty())
     }
 
     fn describe(&self) -> String {
@@ -146,21 +171,40 @@ impl Tenant {
     }
 }
 
-/// The nearest tenant at or above `namespace` that `bounded` counts
-/// (`poolRootOf`).
-fn pool_root<'t>(
-    tenants: &[&'t Tenant],
-    namespace: Option<String>,
-    bounded: &dyn Fn(&Tenant) -> bool,
-) -> Option<&'t Tenant> {
-    let mut current = namespace;
-    while let Some(namespace) = current {
-        if let Some(tenant) = tenants.iter().find(|t| t.owned == namespace && bounded(t)) {
-            return Some(tenant);
+/// Tenants by the namespace each owns, in the order given: where
+/// `poolRootOf` looks a namespace up, once per level, without a scan of
+/// every tenant (a cluster holds hundreds, and every one is judged).
+struct Owners<'t>(BTreeMap<&'t str, Vec<&'t Tenant>>);
+
+impl<'t> Owners<'t> {
+    fn of(tenants: impl IntoIterator<Item = &'t Tenant>) -> Self {
+        let mut owners: BTreeMap<&'t str, Vec<&'t Tenant>> = BTreeMap::new();
+        for tenant in tenants {
+            owners.entry(tenant.owned.as_str()).or_default().push(tenant);
         }
-        current = parent_namespace(&namespace);
+        Self(owners)
     }
-    None
+
+    /// The nearest tenant at or above `namespace` that `bounded` counts
+    /// (`poolRootOf`): the first, in the order given, that owns it.
+    fn pool_root(
+        &self,
+        namespace: Option<String>,
+        bounded: &dyn Fn(&Tenant) -> bool,
+    ) -> Option<&'t Tenant> {
+        let mut current = namespace;
+        while let Some(namespace) = current {
+            let owner = self
+                .0
+                .get(namespace.as_str())
+                .and_then(|owners| owners.iter().copied().find(|t| bounded(t)));
+            if owner.is_some() {
+                return owner;
+            }
+            current = parent_namespace(&namespace);
+        }
+        None
+    }
 }
 
 fn tenants(request: &Request<'_>) -> Result<Vec<Tenant>, LookupError> {
@@ -311,7 +355,7 @@ pub fn hierarchy(
         stored: Stored::read(request)?,
     };
     // cozystack-api decodes the tenant first, and refuses it on the spot.
-    if let Err(bad) = &judged.tenant.declared {
+    if let Err(bad) = judged.tenant.declared() {
         undecodable(&judged, bad, out);
         return Ok(());
     }
@@ -365,20 +409,21 @@ fn controller(judged: &Judged<'_>, listed: &[Tenant], out: &mut Findings) {
     let tree: Vec<&Tenant> = std::iter::once(me)
         .chain(listed.iter().filter(|t| !t.is(me)))
         .collect();
-    let ancestor = pool_root(&tree, parent_namespace(&me.owned), &|t| t.plan.bounded());
+    let owners = Owners::of(tree.iter().copied());
+    let ancestor = owners.pool_root(parent_namespace(&me.owned), &|t| t.plan().bounded());
     // The bounded tenants the judged one would carve, were it bounded.
     let carved: Vec<&Tenant> = tree
         .iter()
         .copied()
-        .filter(|t| !t.is(me) && t.plan.bounded())
+        // Only a tenant below the judged one can have it as its pool root.
+        .filter(|t| me.owns_above(&t.owned) && !t.is(me) && t.plan().bounded())
         .filter(|t| {
-            pool_root(&tree, parent_namespace(&t.owned), &|u| {
-                u.is(me) || u.plan.bounded()
-            })
+            owners
+                .pool_root(parent_namespace(&t.owned), &|u| u.is(me) || u.plan().bounded())
             .is_some_and(|root| root.is(me))
         })
         .collect();
-    match &me.plan {
+    match me.plan() {
         Plan::Refused { key, why } if ancestor.is_some() || !carved.is_empty() => {
             let at = if key.is_empty() {
                 "spec.resourceQuotas".to_owned()
@@ -419,7 +464,7 @@ fn overcommitted(judged: &Judged<'_>, carved: &[&Tenant], out: &mut Findings) {
     let mut rendered: Vec<(&Tenant, HardList)> = Vec::new();
     let mut budget = None;
     for tenant in std::iter::once(me).chain(carved.iter().copied()) {
-        match tenant.plan.hard(&ratios) {
+        match tenant.plan().hard(&ratios) {
             Ok(hard) if tenant.is(me) => budget = Some(hard),
             Ok(hard) => rendered.push((tenant, hard)),
             Err(ratio) => {
@@ -523,7 +568,7 @@ fn unbounded(judged: &Judged<'_>, pool: &Tenant, nulls: &[String], out: &mut Fin
 /// HelmReleases as it reads them.
 fn exceeds_parent(judged: &Judged<'_>, listed: &[Tenant], out: &mut Findings) {
     let me = &judged.tenant;
-    let Ok(wanted) = &me.declared else {
+    let Ok(wanted) = me.declared() else {
         return;
     };
     // `parentTenantHelmReleaseRef`: the tenant owning the namespace this
@@ -531,7 +576,7 @@ fn exceeds_parent(judged: &Judged<'_>, listed: &[Tenant], out: &mut Findings) {
     let Some(parent) = listed.iter().find(|t| t.owned == me.namespace) else {
         return;
     };
-    let allowed = match &parent.declared {
+    let allowed = match parent.declared() {
         Ok(allowed) if allowed.is_empty() => return,
         Ok(allowed) => allowed,
         Err(bad) => {
@@ -557,16 +602,19 @@ fn exceeds_parent(judged: &Judged<'_>, listed: &[Tenant], out: &mut Findings) {
         .filter(|t| t.namespace == me.namespace && t.name != me.name)
     {
         // "A malformed sibling must not block an unrelated tenant write".
-        for (key, value) in sibling.declared.iter().flatten() {
+        for (key, value) in sibling.declared().iter().flatten() {
             add(&mut siblings, key, *value);
         }
     }
-    let all: Vec<&Tenant> = listed.iter().collect();
+    let owners = Owners::of(listed);
     let mut members: BTreeSet<String> = listed
         .iter()
         .filter(|t| t.owned != me.owned)
+        // Only the parent, or a tenant below it, has it as its pool root.
+        .filter(|t| t.owned == parent.owned || parent.owns_above(&t.owned))
         .filter(|t| {
-            pool_root(&all, Some(t.owned.clone()), &Tenant::declares)
+            owners
+                .pool_root(Some(t.owned.clone()), &Tenant::declares)
                 .is_some_and(|root| root.owned == me.namespace)
         })
         .map(|t| t.owned.clone())

@@ -293,8 +293,8 @@ impl Reads {
     /// `object` as a snapshot keeps it: the fields of its kind
     /// ([`Reads::fields`]), every credential among them only as whether it
     /// is set, no annotation of [`DROPPED_ANNOTATIONS`]; a Secret with the
-    /// data keys the policies read of it, its credentials likewise, and the
-    /// list of them ([`CAPTURED_KEYS`]).
+    /// data keys the policies read of it that the copy holds, its
+    /// credentials likewise, and the list of them ([`CAPTURED_KEYS`]).
     pub fn keep(&self, object: &Value, fields: &Fields) -> Value {
         let text = |pointer: &str| object.pointer(pointer).and_then(Value::as_str);
         let api_version = text("/apiVersion").unwrap_or_default();
@@ -327,10 +327,14 @@ impl Reads {
             text("/metadata/name").unwrap_or_default(),
         );
         let data = object.get("data").and_then(Value::as_object);
+        // What a copy says it examined: the capture's list; every key of a
+        // Secret as the API server returns it (it has a `type`); none of
+        // one an older capture copied by name alone.
         let already = object
             .pointer("/metadata/annotations")
             .and_then(|a| a.get(CAPTURED_KEYS))
-            .and_then(Value::as_str);
+            .and_then(Value::as_str)
+            .or_else(|| object.get("type").is_none().then_some(""));
         let mut examined: Vec<&str> = Vec::new();
         let mut copied = Map::new();
         if let Some(read) = read {

@@ -120,9 +120,11 @@ lint-workflows:
 	tools/lint-workflows
 
 ## Unit tests of every crate, and every case of every policy through the host.
-## Helm's SDK runs the capture's go-templates (cli/tests/preflight.rs).
+## The real kubectl runs the capture block against a loopback API server
+## (cli/tests/preflight.rs).
 unit: dist
 	@tools/helm-venv >/dev/null
+	@tools/need kubectl kubernetes-client
 	$(LINT_ENV) $(CARGO) test $(CARGO_FLAGS) $(HOST)
 
 ## Every case and every hostile request through `kwctl run`, and kwctl

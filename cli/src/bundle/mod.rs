@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 use admission::Operation;
 use anyhow::{Context, Result};
+use capabilities::snapshot::Reads;
 use host::{
     AdmissionRequest, AdmissionResponse, HostCapabilities, Policy, PolicyModule, WarmInstance,
 };
@@ -96,6 +97,9 @@ pub struct Bundle {
 /// The setting that selects the Cozystack release a policy judges for.
 const VERSION_SETTING: &str = "cozystackVersion";
 
+/// The setting that raises a policy's warnings to denials, by rule id.
+const DENY_SETTING: &str = "deny";
+
 impl Bundle {
     /// The bundle of compiled modules (see `bundle_source` for where they
     /// come from) with each policy's settings.
@@ -132,6 +136,29 @@ impl Bundle {
         self
     }
 
+    /// `policy` denies what rules `rules` only warn about, where its
+    /// settings take a `deny` list and do not set one (a module that
+    /// refuses the setting keeps its settings).
+    pub fn raising(mut self, policy: &str, rules: &[&str]) -> Self {
+        let Some(module) = self.modules.iter().find(|m| m.name() == policy) else {
+            return self;
+        };
+        let mut settings = match self.settings.get(policy) {
+            Some(Value::Object(settings)) => settings.clone(),
+            Some(_) => return self,
+            None => serde_json::Map::new(),
+        };
+        if settings.contains_key(DENY_SETTING) {
+            return self;
+        }
+        settings.insert(DENY_SETTING.into(), rules.into());
+        let settings = Value::Object(settings);
+        if module.configure(settings.clone()).is_ok() {
+            self.settings.insert(policy.to_owned(), settings);
+        }
+        self
+    }
+
     fn policies(&self) -> Result<Vec<Policy<'_>>> {
         self.modules
             .iter()
@@ -146,6 +173,20 @@ impl Bundle {
                     .with_context(|| format!("policy {}", module.name()))
             })
             .collect()
+    }
+
+    /// Whether a policy of the bundle judges `request`.
+    pub fn judges(&self, request: &AdmissionRequest) -> bool {
+        self.modules
+            .iter()
+            .any(|module| module.metadata().is_none_or(|m| m.matches(request)))
+    }
+
+    /// What the bundle's policies read of a cluster, as their metadata
+    /// declares it.
+    pub fn reads(&self) -> Result<Reads> {
+        Reads::of(self.modules.iter().filter_map(PolicyModule::metadata))
+            .map_err(anyhow::Error::msg)
     }
 
     /// The home page of the module called `policy`, whose README documents

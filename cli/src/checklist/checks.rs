@@ -4,8 +4,10 @@
 //! Source: `cozystack-1.6-release-notes.en.txt` ("Read this before
 //! upgrading", "Pre-upgrade checks", "Talos Linux for tenant Kubernetes
 //! workers", "Hierarchical tenant resource quotas", "Application deletion
-//! now reclaims storage", "Also in v1.6.0", "Upgrading"). A test holds every
-//! rule named here to the rules the policies' READMEs document.
+//! now reclaims storage", "Also in v1.6.0", "Upgrading"), and the halts of
+//! the migrations the notes do not spell out (cozystack-api down for
+//! migrations 46 and 47, migration 50's certificates and operator). A test
+//! holds every rule named here to the rules the policies' READMEs document.
 
 /// Objects of a kind a check judges; with a name, that object alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -16,20 +18,43 @@ pub struct Target {
     /// `(namespace, name)` when the check judges one object (`""` for a
     /// cluster-scoped one).
     pub only: Option<(&'static str, &'static str)>,
+    /// What the check needs of each object beyond the rule's reads: a
+    /// field the API server sets on every stored object, without which a
+    /// rule skips the object ([`Need`]).
+    pub needs: Option<Need>,
 }
 
-impl Target {
-    /// The API group (`""` for the core group).
-    pub fn group(&self) -> &'static str {
-        shared::apps::group_version(self.api_version).0
-    }
+/// A field every stored object has, which a check needs to judge it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Need {
+    /// Dotted (`metadata.creationTimestamp`).
+    pub field: &'static str,
+    /// What the check learns from it.
+    pub why: &'static str,
 }
+
+/// When an object was stored: the API server sets it on every object, and
+/// a rule that judges stored objects only skips one without it (a GitOps
+/// copy, a hand-edited snapshot).
+const AGE: Need = Need {
+    field: "metadata.creationTimestamp",
+    why: "whether it is a stored object (its age)",
+};
 
 const fn kind(api_version: &'static str, kind: &'static str) -> Target {
     Target {
         api_version,
         kind,
         only: None,
+        needs: None,
+    }
+}
+
+/// The objects of `target` need `need`.
+const fn needing(target: Target, need: Need) -> Target {
+    Target {
+        needs: Some(need),
+        ..target
     }
 }
 
@@ -43,6 +68,7 @@ const fn named(
         api_version,
         kind,
         only: Some((namespace, name)),
+        needs: None,
     }
 }
 
@@ -56,6 +82,12 @@ pub enum Judged {
     },
     /// By hand: why the snapshot cannot show it, and what to do.
     ByHand(&'static str),
+    /// By the cluster's migration version, read as the 1.6 platform chart
+    /// reads it: a cluster at or past 1.6's has nothing to upgrade to.
+    Release,
+    /// Every finding of the bundle no other check claims: render and schema
+    /// failures, undecodable quotas, specs the rules cannot read.
+    Others,
 }
 
 /// One check of the release notes.
@@ -71,11 +103,48 @@ pub struct Check {
     pub fix: &'static str,
 }
 
+/// A finding the migrations make moot: the object as the snapshot holds it
+/// fails a rule that judges it by the v1.6.2 charts, but a migration
+/// changes it before those charts render it. The check `check` claims such
+/// a finding as a warning, saying why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Migrated {
+    pub check: &'static str,
+    /// `<policy>/<rule>`.
+    pub rule: &'static str,
+    /// The field the migration changes (dotted), and the value it changes.
+    pub field: &'static str,
+    pub value: &'static str,
+    pub why: &'static str,
+}
+
+/// Every finding the migrations make moot.
+pub const MIGRATED: &[Migrated] = &[Migrated {
+    check: "kubernetes-v1-30",
+    rule: "chart-render/removed-version",
+    field: "spec.version",
+    value: "v1.30",
+    why: "migration 46 (migrations/46:33-34, 54-55) bumps the live object to v1.31 before the 1.6 chart \
+          renders it; bump it in Git too, or the next reconcile brings v1.30 back",
+}];
+
 const APPS: &str = "apps.cozystack.io/v1alpha1";
 const KUBERNETES: Target = kind(APPS, "Kubernetes");
 
-/// Every check, in the notes' order.
+const COZY_SYSTEM: Target = named("v1", "Namespace", "", "cozy-system");
+const VERSION: Target = named("v1", "ConfigMap", "cozy-system", "cozystack-version");
+
+/// Every check, in the notes' order: first whether the cluster is still
+/// before the upgrade, last every other finding.
 pub const CHECKS: &[Check] = &[
+    Check {
+        id: "not-yet-upgraded",
+        title: "The cluster has not run the 1.6 migrations yet",
+        source: "migration-hook.yaml:21-22; values.yaml:17 (targetVersion: 54)",
+        judged: Judged::Release,
+        fix: "this checklist is for upgrading a 1.5 cluster: a cluster at migration 54 or past it already \
+              runs 1.6 (or later); check that you captured the cluster you mean",
+    },
     Check {
         id: "target-release",
         title: "Upgrade to v1.6.2, not v1.6.0",
@@ -94,15 +163,20 @@ pub const CHECKS: &[Check] = &[
         judged: Judged::Rules {
             rules: &[
                 "upgrade-readiness/kubeadm-keep-pin",
-                "upgrade-readiness/migration-version",
                 "upgrade-readiness/migration-version-below-minimum",
             ],
             targets: &[
-                kind(
-                    "bootstrap.cluster.x-k8s.io/v1beta1",
-                    "KubeadmConfigTemplate",
+                needing(
+                    kind(
+                        "bootstrap.cluster.x-k8s.io/v1beta1",
+                        "KubeadmConfigTemplate",
+                    ),
+                    Need {
+                        field: "metadata.labels",
+                        why: "whether Helm manages it (its owner)",
+                    },
                 ),
-                named("v1", "ConfigMap", "cozy-system", "cozystack-version"),
+                VERSION,
             ],
         },
         fix: "upgrade to v1.5.4 first (its migration 45 pins every Helm-managed template), or annotate \
@@ -110,33 +184,84 @@ pub const CHECKS: &[Check] = &[
     },
     Check {
         id: "migrations-run",
-        title: "The cozystack-version ConfigMap exists, so migrations 45-53 run at all",
-        source: "Read this before upgrading; migration-hook.yaml",
+        title: "The cozystack-version ConfigMap exists and reads as a migration to run from, so migrations 45-53 run",
+        source: "Read this before upgrading; migration-hook.yaml:19-25; run-migrations.sh:39-43",
         judged: Judged::Rules {
             rules: &[
                 "upgrade-gate/migration-version-missing",
                 "upgrade-gate/migration-version-not-checked",
+                "upgrade-readiness/migration-version",
+                "upgrade-readiness/migration-version-octal",
+                "upgrade-readiness/migration-version-beyond-target",
             ],
-            targets: &[named("v1", "Namespace", "", "cozy-system")],
+            targets: &[COZY_SYSTEM, VERSION],
         },
-        fix: "recreate ConfigMap cozy-system/cozystack-version with data.version the cluster reached (46 on \
-              v1.5.4), labelled platform.cozystack.io/no-delete=true and annotated helm.sh/resource-policy=keep",
+        fix: "set ConfigMap cozy-system/cozystack-version's data.version to the version the cluster reached (46 \
+              on v1.5.4), in decimal without a leading 0, labelled platform.cozystack.io/no-delete=true and \
+              annotated helm.sh/resource-policy=keep",
+    },
+    Check {
+        id: "cozystack-api-available",
+        title: "cozystack-api is Available, or migrations 46 and 47 take every application for absent",
+        source: "migrations 46:67-80, 47:43-56 (\"the server doesn't have a resource type\")",
+        judged: Judged::Rules {
+            rules: &["upgrade-readiness/cozystack-api-unavailable"],
+            // Every APIService: the snapshot judges each group's reads by
+            // its own (capabilities::snapshot), the rule cozystack-api's.
+            targets: &[kind("apiregistration.k8s.io/v1", "APIService")],
+        },
+        fix: "bring cozystack-api back (kubectl --namespace cozy-system get pods) until APIService \
+              v1alpha1.apps.cozystack.io is Available, then upgrade",
     },
     Check {
         id: "etcd-adoption",
-        title: "etcd adoption needs a reachable backup target",
-        source: "Pre-upgrade check 1",
+        title: "etcd adoption needs a reachable backup target, Certificates cert-manager re-issues, the etcd-operator",
+        source: "Pre-upgrade check 1; migration 50 (resolve_platform_backup_args, ensure_wildcard_sans, :727)",
         judged: Judged::Rules {
             rules: &[
                 "upgrade-gate/etcd-adoption-target",
+                "upgrade-gate/etcd-adoption-certificate",
+                "upgrade-gate/etcd-adoption-operator",
                 "upgrade-gate/etcd-adoption-not-checked",
                 "upgrade-readiness/etcd-adopt-skip-backup",
             ],
-            targets: &[kind("etcd.aenix.io/v1alpha1", "EtcdCluster")],
+            targets: &[
+                kind("etcd.aenix.io/v1alpha1", "EtcdCluster"),
+                kind("cert-manager.io/v1", "Certificate"),
+                named(
+                    "apps/v1",
+                    "Deployment",
+                    "cozy-etcd-operator",
+                    "etcd-operator-controller-manager",
+                ),
+            ],
         },
         fix: "make the backup storage healthy (Secret cozy-velero/cozy-backups-creds with both AWS keys, \
-              its bucket claimed by a live BucketClaim, or the Strategy cozy-default-etcd for external S3) \
-              before upgrading",
+              its bucket claimed by a live BucketClaim, or the Strategy cozy-default-etcd for external S3), \
+              make cert-manager issue each legacy cluster's server and peer Certificates, and keep the \
+              etcd-operator Deployment, before upgrading",
+    },
+    Check {
+        id: "etcd-snapshot-upload",
+        title: "Migration 50 uploads each adopted cluster's snapshot before adopting it",
+        source: "Pre-upgrade check 1; migration 50 (etcd-migrate --apply, :734-739)",
+        judged: Judged::ByHand(
+            "the snapshot shows the backup target, not whether it accepts writes: with each legacy \
+             EtcdCluster, upload a test object to the cozy-backups bucket with the cozy-backups-creds \
+             credentials (aws s3 cp --endpoint-url ...); a failed upload exits 1 under set -e",
+        ),
+        fix: "",
+    },
+    Check {
+        id: "etcd-certificate-reissue",
+        title: "cert-manager re-issues each legacy etcd cluster's certificates within two minutes",
+        source: "migration 50 (ensure_wildcard_sans, :240-248)",
+        judged: Judged::ByHand(
+            "a Ready Certificate says cert-manager issues it, not how fast: migration 50 waits 30 x 4 s for \
+             the re-issued Secret and exits 1 after; check that cert-manager's pods run and keep up \
+             (kubectl --namespace cozy-cert-manager get pods)",
+        ),
+        fix: "",
     },
     Check {
         id: "etcd-backup-schedules",
@@ -175,7 +300,7 @@ pub const CHECKS: &[Check] = &[
                 "upgrade-gate/seaweedfs-db-deleted",
                 "upgrade-gate/seaweedfs-naming-not-checked",
             ],
-            targets: &[kind(APPS, "SeaweedFS")],
+            targets: &[needing(kind(APPS, "SeaweedFS"), AGE)],
         },
         fix: "restore the filer metadata of each such tenant from a backup before upgrading \
               (docs/operations/seaweedfs-431-rename-recovery.md)",
@@ -230,14 +355,17 @@ pub const CHECKS: &[Check] = &[
     },
     Check {
         id: "kubernetes-1-33",
-        title: "Coming from v1.4.x: Kubernetes 1.33 or newer on the management cluster",
+        title: "Coming from v1.4.x: Kubernetes 1.33 or newer on the management cluster and tenant clusters with Flux",
         source: "Pre-upgrade check 6",
         judged: Judged::Rules {
-            rules: &["upgrade-readiness/management-kubernetes-version"],
-            targets: &[kind("v1", "Node")],
+            rules: &[
+                "upgrade-readiness/management-kubernetes-version",
+                "chart-render/flux-minimum-version",
+            ],
+            targets: &[kind("v1", "Node"), KUBERNETES],
         },
-        fix: "upgrade the management cluster's Kubernetes to 1.33 or newer first (chart-render's \
-              flux-minimum-version checks tenant clusters with the Flux addon)",
+        fix: "upgrade the management cluster's Kubernetes to 1.33 or newer first, and raise spec.version of \
+              each tenant cluster with the Flux addon to v1.33 or newer (or disable the addon)",
     },
     Check {
         id: "worker-remediation",
@@ -327,10 +455,7 @@ pub const CHECKS: &[Check] = &[
         source: "Upgrading",
         judged: Judged::Rules {
             rules: &["upgrade-readiness/installer-keep-pin"],
-            targets: &[
-                named("v1", "Namespace", "", "cozy-system"),
-                named("v1", "ConfigMap", "cozy-system", "cozystack-version"),
-            ],
+            targets: &[COZY_SYSTEM, VERSION],
         },
         fix: "kubectl annotate namespace cozy-system helm.sh/resource-policy=keep --overwrite, and the \
               same for configmap -n cozy-system cozystack-version",
@@ -344,5 +469,13 @@ pub const CHECKS: &[Check] = &[
              metrics-server moved off port 10250",
         ),
         fix: "",
+    },
+    Check {
+        id: "other-findings",
+        title: "Every other finding of the bundle in the snapshot",
+        source: "the bundle's rules",
+        judged: Judged::Others,
+        fix: "each finding says what to change; a render or schema failure blocks that application's \
+              upgrade, an undecodable quota every write of its tenant",
     },
 ];

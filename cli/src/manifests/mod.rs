@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use admission::{AdmissionRequest, Operation};
 use anyhow::{Context, Result, bail};
-use capabilities::snapshot::Snapshot;
+use capabilities::snapshot::{Builder, Reads, Snapshot};
 use rayon::prelude::*;
 use reading::positions::{Place, Tree};
 use serde_json::{Value, json};
@@ -449,30 +449,107 @@ pub fn changes(old: Vec<Manifest>, new: Vec<Manifest>) -> Result<Vec<Change>> {
 }
 
 /// The objects of the files or directories of `kubectl get` output at
-/// `paths`, as a cluster snapshot (Lists unpacked, documents that are not
-/// objects skipped).
-pub fn snapshot(paths: &[PathBuf]) -> Result<Snapshot> {
-    let vars = Vars::default();
-    let loaded = load(
-        read(paths)?,
-        Loading {
-            strict: false,
-            vars: &vars,
-        },
-    )?;
-    Ok(Snapshot::new(
-        loaded.manifests.into_iter().map(|m| m.object).collect(),
-    )?)
+/// `paths` (`-`: standard input), as a cluster snapshot: read a document at
+/// a time, Lists unpacked, documents that are not objects skipped, each
+/// object kept as `reads` says the policies read it (whole without).
+pub fn snapshot(paths: &[PathBuf], reads: Option<&Reads>) -> Result<Snapshot> {
+    let mut builder = Builder::new(reads);
+    for path in paths {
+        if path == Path::new("-") {
+            add_documents(std::io::BufReader::new(std::io::stdin()), &mut builder)
+                .context("reading standard input")?;
+            continue;
+        }
+        let mut files = Vec::new();
+        manifest_files(path, &mut files)?;
+        for file in files {
+            let opened = std::fs::File::open(&file)
+                .with_context(|| format!("reading {}", file.display()))?;
+            add_documents(std::io::BufReader::new(opened), &mut builder)
+                .with_context(|| format!("reading {}", file.display()))?;
+        }
+    }
+    Ok(builder.finish())
 }
 
-/// The snapshot `--cluster` names (paths under `root`), `None` without one.
-pub fn cluster(root: &Path, paths: &[PathBuf]) -> Result<Option<Arc<Snapshot>>> {
+/// Every document of `reader` into `builder`.
+fn add_documents(reader: impl std::io::BufRead + Send, builder: &mut Builder<'_>) -> Result<()> {
+    yaml::for_each_document(reader, Limit::Manifests, |document: Value| {
+        add_document(document, builder)
+    })
+    .map_err(|stopped| match stopped {
+        yaml::Streamed::Yaml(error) => anyhow::Error::new(*error),
+        yaml::Streamed::Each(error) => error,
+    })
+}
+
+/// An object (a List's items) into `builder`; not an object: skipped.
+fn add_document(document: Value, builder: &mut Builder<'_>) -> Result<()> {
+    let text = |key: &str| document.get(key).and_then(Value::as_str);
+    match (text("apiVersion"), text("kind")) {
+        (Some(_), Some(kind)) if kind.ends_with("List") => {
+            if let Some(Value::Array(items)) = document.get("items") {
+                for item in items {
+                    add_document(item.clone(), builder)?;
+                }
+            }
+            Ok(())
+        }
+        (Some(_), Some(_)) => Ok(builder.add(document)?),
+        _ => Ok(()),
+    }
+}
+
+/// The snapshot `--cluster` names (paths under `root`), `None` without one;
+/// each object kept as `reads` says.
+pub fn cluster(
+    root: &Path,
+    paths: &[PathBuf],
+    reads: Option<&Reads>,
+) -> Result<Option<Arc<Snapshot>>> {
     if paths.is_empty() {
         return Ok(None);
     }
     let paths: Vec<PathBuf> = paths.iter().map(|p| layout::resolve(root, p)).collect();
-    let snapshot = snapshot(&paths).context("reading the cluster snapshot")?;
+    let snapshot = snapshot(&paths, reads).context("reading the cluster snapshot")?;
     Ok(Some(Arc::new(snapshot)))
+}
+
+/// The CREATE requests of the objects of `snapshot` (as it keeps them)
+/// that `judged` keeps, each as a change of `file`; and how many it did
+/// not keep. A snapshot's objects are judged as audit-scanner judges
+/// stored objects.
+pub fn snapshot_changes(
+    snapshot: &Snapshot,
+    file: &Path,
+    judged: impl Fn(&AdmissionRequest) -> bool,
+) -> Result<(Vec<Change>, usize)> {
+    let mut changes = Vec::new();
+    let mut unjudged = 0;
+    for object in snapshot.objects() {
+        let Some(key) = ObjectKey::of(&object) else {
+            continue;
+        };
+        let request = request(&key, Operation::Create, Some(&object), None)?;
+        if !judged(&request) {
+            unjudged += 1;
+            continue;
+        }
+        changes.push(Change {
+            key,
+            operation: Operation::Create,
+            manifest: Manifest {
+                file: file.to_owned(),
+                object,
+                positions: None,
+                prefix: Vec::new(),
+                unresolved: Vec::new(),
+            },
+            request,
+        });
+    }
+    changes.sort_by(|a, b| a.key.cmp(&b.key));
+    Ok((changes, unjudged))
 }
 
 #[cfg(test)]

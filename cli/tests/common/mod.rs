@@ -4,6 +4,8 @@
 // Each test binary includes this module and uses only part of it.
 #![allow(dead_code)]
 
+pub mod apiserver;
+
 use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};

@@ -60,7 +60,7 @@ pub struct Snapshot {
     index: HashMap<(String, String), BTreeMap<String, Vec<usize>>>,
     /// Each list's answer, once made: the policies make the same list for
     /// every object they judge (policy-server caches them too).
-    lists: Mutex<HashMap<String, Result<Arc<[u8]>, String>>>,
+    lists: Mutex<HashMap<String, Answer>>,
     /// The capture's record; `None` for a snapshot that has none.
     capture: Option<Capture>,
     /// Each field of an object that carried a credential, which the
@@ -104,6 +104,9 @@ impl std::fmt::Display for Unread {
         )
     }
 }
+
+/// A read's answer, or the reason the host gives.
+type Answer = Result<Arc<[u8]>, String>;
 
 /// One object as the snapshot holds it: what reads select it by, and the
 /// object itself as compact JSON, read again only when a read answers with
@@ -194,11 +197,7 @@ fn availability(service: &Value) -> Result<(), String> {
         .find(|c| text(c, "/type") == "Available");
     match available {
         Some(c) if text(c, "/status") == "True" => Ok(()),
-        Some(c) => Err(format!(
-            "{}: {}",
-            text(c, "/reason"),
-            text(c, "/message")
-        )),
+        Some(c) => Err(format!("{}: {}", text(c, "/reason"), text(c, "/message"))),
         None => Err("no Available condition".to_owned()),
     }
 }
@@ -243,10 +242,9 @@ impl<'r> Builder<'r> {
                 let api_version = text(&document, "/apiVersion").to_owned();
                 let kind = text(&document, "/kind").to_owned();
                 for field in reads.credentials(&document) {
-                    self.snapshot.credentials.push(format!(
-                        "{kind} {}: {field}",
-                        name_of(&document)
-                    ));
+                    self.snapshot
+                        .credentials
+                        .push(format!("{kind} {}: {field}", name_of(&document)));
                 }
                 let fields = self
                     .fields
@@ -396,10 +394,12 @@ impl Snapshot {
                     String::new(),
                 )),
                 Some(read) => match read.result {
-                    ReadResult::Captured => match (elsewhere(), self.missing(api_version, kind, None)) {
-                        (Some(why), _) | (None, Some(why)) => unread((why, String::new())),
-                        (None, None) => Coverage::Read,
-                    },
+                    ReadResult::Captured => {
+                        match (elsewhere(), self.missing(api_version, kind, None)) {
+                            (Some(why), _) | (None, Some(why)) => unread((why, String::new())),
+                            (None, None) => Coverage::Read,
+                        }
+                    }
                     ReadResult::NotInstalled => match self.not_absent(api_version, kind) {
                         Some(why) => unread((why, read.message.clone())),
                         None => Coverage::NotInstalled,
@@ -409,7 +409,10 @@ impl Snapshot {
                 None => unread(("its capture did not read it".to_owned(), String::new())),
             },
             None if self.holds(api_version, kind, None) => Coverage::Read,
-            None => unread((elsewhere().unwrap_or_else(|| NO_RECORD.to_owned()), String::new())),
+            None => unread((
+                elsewhere().unwrap_or_else(|| NO_RECORD.to_owned()),
+                String::new(),
+            )),
         }
     }
 
@@ -518,7 +521,9 @@ impl Snapshot {
         let (group, version) = shared::apps::group_version(api_version);
         let missing = |coverage: Coverage| match coverage {
             Coverage::Read => match self.missing(api_version, kind, Some((namespace, name))) {
-                Some(why) => unread_object(api_version, kind, namespace, name, (why, String::new())),
+                Some(why) => {
+                    unread_object(api_version, kind, namespace, name, (why, String::new()))
+                }
                 None => Coverage::Read,
             },
             other => other,
@@ -1072,7 +1077,11 @@ mod tests {
             crd,
             record(vec![
                 read(wanted, "KubeadmConfigTemplate", ReadResult::NotInstalled),
-                read("apiextensions.k8s.io/v1", "CustomResourceDefinition", ReadResult::Captured),
+                read(
+                    "apiextensions.k8s.io/v1",
+                    "CustomResourceDefinition",
+                    ReadResult::Captured,
+                ),
             ]),
         ])
         .unwrap();
@@ -1102,16 +1111,19 @@ mod tests {
                     read(apps, "Tenant", ReadResult::NotInstalled),
                     read(apps, "Kubernetes", ReadResult::NotInstalled),
                     read("v1", "Node", ReadResult::Captured),
-                    read("apiregistration.k8s.io/v1", "APIService", ReadResult::Captured),
+                    read(
+                        "apiregistration.k8s.io/v1",
+                        "APIService",
+                        ReadResult::Captured,
+                    ),
                 ]),
             ])
             .unwrap()
         };
         let down = snapshot("False");
-        assert!(
-            why(down.coverage(apps, "Tenant"))
-                .starts_with("recorded as not installed, but every Cozystack management cluster serves it")
-        );
+        assert!(why(down.coverage(apps, "Tenant")).starts_with(
+            "recorded as not installed, but every Cozystack management cluster serves it"
+        ));
         assert_eq!(
             why(down.coverage(apps, "Kubernetes")),
             "unavailable: APIService v1alpha1.apps.cozystack.io is not Available (FailedDiscoveryCheck: 503)"
@@ -1122,7 +1134,10 @@ mod tests {
         );
         // With the API available, a Kubernetes kind absent is absent (the
         // iaas bundle is optional).
-        assert_eq!(snapshot("True").coverage(apps, "Kubernetes"), Coverage::NotInstalled);
+        assert_eq!(
+            snapshot("True").coverage(apps, "Kubernetes"),
+            Coverage::NotInstalled
+        );
         // The cozy-system Namespace, read by name and not found.
         let mut named = read("v1", "Namespace", ReadResult::Captured);
         named["name"] = json!("cozy-system");

@@ -122,9 +122,12 @@ where
             {
                 return each(document).map_err(Streamed::Each);
             }
-            let documents: Vec<T> = serde_saphyr::from_multiple_with_options(&text, limit.options())
-                .map_err(|e| Streamed::Yaml(Box::new(e)))?;
-            documents.into_iter().try_for_each(|d| each(d).map_err(Streamed::Each))
+            let documents: Vec<T> =
+                serde_saphyr::from_multiple_with_options(&text, limit.options())
+                    .map_err(|e| Streamed::Yaml(Box::new(e)))?;
+            documents
+                .into_iter()
+                .try_for_each(|d| each(d).map_err(Streamed::Each))
         };
         for line in reader.lines() {
             let line = line.map_err(|e| Streamed::Yaml(Box::new(serde::de::Error::custom(e))))?;
@@ -149,7 +152,11 @@ where
             .spawn_scoped(scope, run)
             .map_err(|e| Streamed::Yaml(Box::new(serde::de::Error::custom(e))))?
             .join()
-            .unwrap_or_else(|_| Err(Streamed::Yaml(Box::new(serde::de::Error::custom("the YAML parser panicked")))))
+            .unwrap_or_else(|_| {
+                Err(Streamed::Yaml(Box::new(serde::de::Error::custom(
+                    "the YAML parser panicked",
+                ))))
+            })
     })
 }
 

@@ -574,14 +574,21 @@ annotations:
     fn cluster_reads_name_each_context_aware_kind() {
         let mut metadata: Metadata = serde_saphyr::from_str(YAML).unwrap();
         assert!(metadata.cluster_reads().unwrap().is_empty());
-        metadata.annotations.insert(READS_ANNOTATION.into(), "spec metadata.labels".into());
+        metadata
+            .annotations
+            .insert(READS_ANNOTATION.into(), "spec metadata.labels".into());
         assert_eq!(metadata.reads(), ["spec", "metadata.labels"]);
         metadata.context_aware_resources.push(ContextAwareResource {
             api_version: "helm.toolkit.fluxcd.io/v2".into(),
             kind: "HelmRelease".into(),
         });
         let error = metadata.check().unwrap_err().to_string();
-        assert!(error.contains("does not say what the policy reads of helm.toolkit.fluxcd.io/v2/HelmRelease"), "{error}");
+        assert!(
+            error.contains(
+                "does not say what the policy reads of helm.toolkit.fluxcd.io/v2/HelmRelease"
+            ),
+            "{error}"
+        );
         metadata.annotations.insert(
             CLUSTER_READS_ANNOTATION.into(),
             "helm.toolkit.fluxcd.io/v2/HelmRelease: metadata.name spec.values.x".into(),
@@ -591,8 +598,14 @@ annotations:
         assert_eq!(reads.len(), 1);
         assert_eq!(reads[0].resource.kind, "HelmRelease");
         assert_eq!(reads[0].paths, ["metadata.name", "spec.values.x"]);
-        for wrong in ["v1/ConfigMap: metadata.name", "HelmRelease: x", "helm.toolkit.fluxcd.io/v2/HelmRelease:"] {
-            metadata.annotations.insert(CLUSTER_READS_ANNOTATION.into(), wrong.into());
+        for wrong in [
+            "v1/ConfigMap: metadata.name",
+            "HelmRelease: x",
+            "helm.toolkit.fluxcd.io/v2/HelmRelease:",
+        ] {
+            metadata
+                .annotations
+                .insert(CLUSTER_READS_ANNOTATION.into(), wrong.into());
             assert!(metadata.check().is_err(), "{wrong}");
         }
     }

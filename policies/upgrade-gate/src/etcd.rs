@@ -362,7 +362,12 @@ fn certificate_state(found: &Value, native: &str) -> Option<String> {
         .into_iter()
         .flatten()
         .find(|c| c.get("type").and_then(Value::as_str) == Some("Ready"));
-    let field = |c: &Value, key: &str| c.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
+    let field = |c: &Value, key: &str| {
+        c.get(key)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
     match ready {
         Some(c) if field(c, "status") == "True" => None,
         Some(c) => Some(format!(

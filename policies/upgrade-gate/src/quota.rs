@@ -180,7 +180,10 @@ impl<'t> Owners<'t> {
     fn of(tenants: impl IntoIterator<Item = &'t Tenant>) -> Self {
         let mut owners: BTreeMap<&'t str, Vec<&'t Tenant>> = BTreeMap::new();
         for tenant in tenants {
-            owners.entry(tenant.owned.as_str()).or_default().push(tenant);
+            owners
+                .entry(tenant.owned.as_str())
+                .or_default()
+                .push(tenant);
         }
         Self(owners)
     }
@@ -419,8 +422,10 @@ fn controller(judged: &Judged<'_>, listed: &[Tenant], out: &mut Findings) {
         .filter(|t| me.owns_above(&t.owned) && !t.is(me) && t.plan().bounded())
         .filter(|t| {
             owners
-                .pool_root(parent_namespace(&t.owned), &|u| u.is(me) || u.plan().bounded())
-            .is_some_and(|root| root.is(me))
+                .pool_root(parent_namespace(&t.owned), &|u| {
+                    u.is(me) || u.plan().bounded()
+                })
+                .is_some_and(|root| root.is(me))
         })
         .collect();
     match me.plan() {

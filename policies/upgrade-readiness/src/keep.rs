@@ -147,8 +147,7 @@ pub fn cozystack_version(
 }
 
 /// What to do about a migration version the upgrade cannot run from.
-const RESTORE: &str =
-    "Restore the version the cluster reached (46 after v1.5.4) before upgrading";
+const RESTORE: &str = "Restore the version the cluster reached (46 after v1.5.4) before upgrading";
 
 /// The migration version as the 1.6 chart reads it ([`migration`]: Sprig's
 /// `int` after `dig`'s `"0"`), and what its upgrade then does.
@@ -190,28 +189,36 @@ fn migration_version(text: Option<&str>, path: FieldPath, settings: &Settings) -
                 None => format!(
                     "{written}: the migration hook reads it with Sprig's int (migration-hook.yaml), which \
                      takes {} as 0, and {then}. {RESTORE}",
-                    if text.is_some() { "it" } else { "a missing one" }
+                    if text.is_some() {
+                        "it"
+                    } else {
+                        "a missing one"
+                    }
                 ),
             },
         )),
-        migration::Upgrade::Skips if read > i64::from(migration::V1_6_TARGET) => Some(Finding::new(
-            crate::rules::MIGRATION_VERSION_BEYOND_TARGET,
-            path,
-            format!(
-                "{written} reads as {read}, past {}, the newest migration version a release stamps (v1.6.x): \
+        migration::Upgrade::Skips if read > i64::from(migration::V1_6_TARGET) => {
+            Some(Finding::new(
+                crate::rules::MIGRATION_VERSION_BEYOND_TARGET,
+                path,
+                format!(
+                    "{written} reads as {read}, past {}, the newest migration version a release stamps (v1.6.x): \
                  no Cozystack release wrote it, and {then}. {RESTORE}",
-                migration::V1_6_TARGET
-            ),
-        )),
-        migration::Upgrade::Runs if read < i64::from(settings.minimum_version) => Some(Finding::new(
-            crate::rules::MIGRATION_VERSION_BELOW_MINIMUM,
-            path,
-            format!(
-                "migration version {read} is below {}: the 1.6 notes say to come from the 1.5 line \
+                    migration::V1_6_TARGET
+                ),
+            ))
+        }
+        migration::Upgrade::Runs if read < i64::from(settings.minimum_version) => {
+            Some(Finding::new(
+                crate::rules::MIGRATION_VERSION_BELOW_MINIMUM,
+                path,
+                format!(
+                    "migration version {read} is below {}: the 1.6 notes say to come from the 1.5 line \
                  through v1.5.4 (stamped 46, its migration 45 pins KubeadmConfigTemplates) before 1.6",
-                settings.minimum_version
-            ),
-        )),
+                    settings.minimum_version
+                ),
+            ))
+        }
         _ => None,
     }
 }

@@ -7,6 +7,7 @@ commands! {
     dist,
     bench,
     bench_server,
+    bench_preflight,
     artifacthub,
     chart,
     scaffold_deploy,

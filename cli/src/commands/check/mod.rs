@@ -18,7 +18,6 @@ use anyhow::Result;
 use capabilities::snapshot::{Capture, Snapshot};
 use host::HostCapabilities;
 use layout::resolve;
-use shared::Release;
 
 use crate::bundle::{Bundle, Modules};
 use crate::check_json::{CheckJson, Summary};
@@ -109,7 +108,7 @@ pub fn run(root: &Path, args: Args) -> Result<ExitCode> {
     } = args;
     let mut bundle = modules.bundle(root)?;
     if checklist {
-        bundle = bundle.at_release(checklist::BEFORE_THE_UPGRADE, Release::V1_5_4);
+        bundle = checklist::configure(bundle);
     }
     let paths: Vec<PathBuf> = paths
         .iter()
@@ -134,9 +133,10 @@ pub fn run(root: &Path, args: Args) -> Result<ExitCode> {
         fail_on,
         baseline: baseline.map(|p| resolve(root, &p)),
         write_baseline: write_baseline.map(|p| resolve(root, &p)),
-        cluster: manifests::cluster(root, &cluster)?,
+        cluster: manifests::cluster(root, &cluster, Some(&bundle.reads()?))?,
         checklist,
         allow_incomplete,
+        judge_snapshot: false,
     };
     Ok(self::check(&options, &bundle)?.code())
 }
@@ -161,6 +161,8 @@ pub enum Exit {
     /// Exit 3: nothing failed, but the snapshot did not answer every read
     /// a rule made (`--allow-incomplete` accepts it).
     Incomplete,
+    /// Exit 4: the checklist's cluster has run the 1.6 migrations already.
+    AlreadyUpgraded,
 }
 
 impl Exit {
@@ -169,6 +171,7 @@ impl Exit {
             Exit::Clean => std::process::ExitCode::SUCCESS,
             Exit::Failed => std::process::ExitCode::from(1),
             Exit::Incomplete => std::process::ExitCode::from(3),
+            Exit::AlreadyUpgraded => std::process::ExitCode::from(4),
         }
     }
 }
@@ -207,6 +210,9 @@ pub struct Options {
     /// Exit 0 rather than 3 when, with a cluster snapshot, a rule could not
     /// check (or a check was not checked) and nothing failed.
     pub allow_incomplete: bool,
+    /// Judge the snapshot's own objects, as it keeps them, rather than
+    /// `paths` read again (`preflight`: one read of the file).
+    pub judge_snapshot: bool,
 }
 
 /// `--old` as given: a directory, or else a git revision.
@@ -240,13 +246,29 @@ pub fn check(options: &Options, bundle: &Bundle) -> Result<Exit> {
         None => Vec::new(),
     };
     let old = manifests::load(old_sources, loading)?;
-    let mut new = manifests::load(manifests::read(&options.paths)?, loading)?;
-    // A snapshot's capture record describes the snapshot, not the cluster.
-    new.manifests.retain(|m| !Capture::is_record(&m.object));
-    for notice in &new.skipped {
-        eprintln!("skipped {notice}");
+    let (changes, skipped, unjudged) = match (&options.cluster, options.judge_snapshot) {
+        (Some(snapshot), true) => {
+            let file = options.paths.first().cloned().unwrap_or_default();
+            let (changes, unjudged) =
+                manifests::snapshot_changes(snapshot, &file, |request| bundle.judges(request))?;
+            (changes, 0, unjudged)
+        }
+        _ => {
+            let mut new = manifests::load(manifests::read(&options.paths)?, loading)?;
+            // A snapshot's capture record describes the snapshot, not the cluster.
+            new.manifests.retain(|m| !Capture::is_record(&m.object));
+            for notice in &new.skipped {
+                eprintln!("skipped {notice}");
+            }
+            let skipped = new.skipped.len();
+            (manifests::changes(old.manifests, new.manifests)?, skipped, 0)
+        }
+    };
+    if !options.checklist
+        && let Some(warning) = options.cluster.as_deref().and_then(checklist::credential_warning)
+    {
+        eprintln!("{warning}");
     }
-    let changes = manifests::changes(old.manifests, new.manifests)?;
     let capabilities = match &options.cluster {
         Some(snapshot) => HostCapabilities::Snapshot(Arc::clone(snapshot)),
         None => HostCapabilities::offline(),
@@ -272,12 +294,12 @@ pub fn check(options: &Options, bundle: &Bundle) -> Result<Exit> {
         .filter(|f| f.answered == Answered::Violation && !f.is_not_checked())
         .count();
     let summary = Summary {
-        objects: changes.len(),
-        create: count(Operation::Create),
+        objects: changes.len() + unjudged,
+        create: count(Operation::Create) + unjudged,
         update: count(Operation::Update),
         delete: count(Operation::Delete),
-        unmatched: evaluation.unmatched,
-        skipped: new.skipped.len(),
+        unmatched: evaluation.unmatched + unjudged,
+        skipped,
         violations,
         warnings: findings.len() - violations - not_checked,
         not_checked,
@@ -338,6 +360,7 @@ fn checklist(options: &Options, findings: Vec<Finding>, summary: Summary) -> Res
         anyhow::bail!("the checklist judges a cluster: give its snapshot with --cluster");
     };
     let outcomes = checklist::judge(&findings, snapshot);
+    let conclusion = Conclusion::of(&outcomes);
     let failed = match options.fail_on {
         FailOn::Violation => outcomes.iter().any(|o| o.status == CheckStatus::Fail),
         FailOn::Warning => outcomes
@@ -345,9 +368,11 @@ fn checklist(options: &Options, findings: Vec<Finding>, summary: Summary) -> Res
             .any(|o| matches!(o.status, CheckStatus::Fail | CheckStatus::Warn)),
         FailOn::Never => false,
     };
-    let exit = if failed {
+    let exit = if conclusion == Conclusion::AlreadyUpgraded {
+        Exit::AlreadyUpgraded
+    } else if failed {
         Exit::Failed
-    } else if Conclusion::of(&outcomes) == Conclusion::Incomplete
+    } else if conclusion == Conclusion::Incomplete
         && !options.allow_incomplete
         && options.fail_on != FailOn::Never
     {

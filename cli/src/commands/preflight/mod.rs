@@ -7,11 +7,10 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use layout::resolve;
-use shared::Release;
 
 use super::check::{self, FailOn, Options};
 use crate::bundle::Modules;
-use crate::checklist::BEFORE_THE_UPGRADE;
+use crate::checklist;
 use crate::manifests::{self, vars::Vars};
 
 /// The Cozystack 1.6 upgrade checklist of a cluster snapshot: every
@@ -21,9 +20,11 @@ use crate::manifests::{self, vars::Vars};
 /// checks: pass, fail, warn, not checked, not applicable or by hand.
 ///
 /// The same as `check --cluster SNAPSHOT --checklist SNAPSHOT` with
-/// those policies. Exits 1 when a check fails, 3 when none failed but
-/// one was not checked (INCOMPLETE: the snapshot did not read what it
-/// needs), 0 when every check was made and none failed, 2 on an error.
+/// those policies, reading the file once. Exits 1 when a check fails (a
+/// finding of any rule fails the last check), 3 when none failed but one
+/// was not checked (INCOMPLETE: the snapshot did not read what it needs),
+/// 4 when the cluster has run the 1.6 migrations already, 0 when every
+/// check was made and none failed, 2 on an error.
 #[derive(clap::Args)]
 pub struct Args {
     /// The snapshot (`snapshot-command` prints the command).
@@ -48,11 +49,8 @@ pub fn run(root: &Path, args: Args) -> Result<ExitCode> {
         allow_incomplete,
         modules,
     } = args;
-    let bundle = modules
-        .bundle(root)?
-        .audited()
-        .at_release(BEFORE_THE_UPGRADE, Release::V1_5_4);
-    let cluster = manifests::cluster(root, &paths)?;
+    let bundle = checklist::configure(modules.bundle(root)?.audited());
+    let cluster = manifests::cluster(root, &paths, Some(&bundle.reads()?))?;
     let options = Options {
         cluster,
         paths: paths.iter().map(|p| resolve(root, p)).collect(),
@@ -68,6 +66,7 @@ pub fn run(root: &Path, args: Args) -> Result<ExitCode> {
         write_baseline: None,
         checklist: true,
         allow_incomplete,
+        judge_snapshot: true,
     };
     Ok(check::check(&options, &bundle)?.code())
 }

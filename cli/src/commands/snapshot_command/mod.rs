@@ -1,7 +1,9 @@
 //! `snapshot-command`: the shell block that captures a cluster snapshot
-//! ([`script`]).
+//! ([`script`]), its go-templates generated from what the rules read
+//! ([`template`]).
 
 mod script;
+mod template;
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -12,9 +14,10 @@ use crate::bundle::Modules;
 
 /// Print the shell block that captures a cluster snapshot for
 /// `preflight` and `check --cluster`: a `kubectl get` of each kind the
-/// bundle's policies read and its checklist judges, a record of how
-/// each read ended (forbidden, timeout, not installed), and Secrets
-/// without their credentials. It exits 1 when a read failed.
+/// bundle's policies read and its checklist judges, of each object only
+/// the fields the rules read (credentials only as whether they are set),
+/// and a record of how each read ended (forbidden, unavailable, refused,
+/// timeout, not installed). It exits 1 when a read failed.
 #[derive(clap::Args)]
 pub struct Args {
     #[command(flatten)]

@@ -5,10 +5,19 @@
 //!
 //! A read that fails leaves no objects, as an empty list does; the record
 //! ([`capabilities::snapshot::Capture`]) is what tells them apart, so the
-//! script never silences kubectl: it sorts each failure into forbidden,
-//! timeout, not installed (the cluster does not serve the kind, so it has
-//! none of it) or failed, keeps kubectl's first line, and exits 1 when a
-//! read failed. Secrets are copied without their credentials: only the data
+//! script never silences kubectl: it sorts each failure by kubectl's own
+//! error line (not the klog lines before it) into forbidden, unavailable
+//! (503: an aggregated API that does not answer, even when kubectl then
+//! says the kind does not exist), refused, timeout, not installed or
+//! failed ([`CLASSIFY`]), keeps that line, names the object in its summary,
+//! and exits 1 when a read failed.
+//!
+//! Each kind is read at the version the rules read (`<plural>.<version>.<group>`;
+//! the group alone gets the version the API server prefers), and through a
+//! go-template that keeps exactly what a snapshot keeps of it
+//! ([`template`](super::template), [`Reads::fields`]): no `spec.values` of a
+//! HelmRelease the rules do not read, no file content, no environment, and
+//! every credential only as whether it is set. Secrets keep only the data
 //! keys the policies compare, and for each credential they check, whether
 //! it is non-empty ([`capabilities::snapshot::CAPTURED_KEYS`]).
 
@@ -16,10 +25,11 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use anyhow::Result;
 use capabilities::snapshot::{
-    CAPTURE_API_VERSION, CAPTURE_KIND, CAPTURED_KEYS, REDACTED, resource,
+    CAPTURE_API_VERSION, CAPTURE_KIND, CAPTURED_KEYS, REDACTED, Reads, versioned_resource,
 };
 use host::PolicyModule;
 
+use super::template;
 use crate::checklist::checks::{CHECKS, Judged};
 
 /// One `kubectl get` of the script.
@@ -30,41 +40,31 @@ struct Get {
     kind: String,
     /// `(namespace, name)` for a read of one object.
     only: Option<(String, String)>,
-    /// A go-template that keeps less of the objects than `-o yaml`.
-    template: Option<String>,
+    /// What the go-template keeps of the objects.
+    template: Template,
+}
+
+/// The go-template of a read.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Template {
+    /// The fields of the kind, after the shared templates (`$lib`).
+    Fields(String),
+    /// A Secret's, which is whole in itself.
+    Secret(String),
 }
 
 /// Kinds the script never captures whole, whatever `contextAwareResources`
 /// grants: a snapshot has no business copying a cluster's configuration
-/// and credentials. The objects of them the policies read are captured by
-/// name (the Secrets of their metadata, the ConfigMaps the checklist
-/// names); a read of any other fails against the snapshot, so a rule that
-/// makes one says it did not check.
-const BY_NAME_ONLY: &[(&str, &str)] = &[("v1", "Secret"), ("v1", "ConfigMap")];
-
-/// Kinds whose objects the policies read only in part, and that are large
-/// or sensitive whole: a go-template keeps what they read.
-fn list_template(api_version: &str, kind: &str) -> Option<String> {
-    let head = |kind: &str| {
-        format!(
-            "{{{{range .items}}}}---{{{{\"\\n\"}}}}apiVersion: {api_version}{{{{\"\\n\"}}}}kind: {kind}{{{{\"\\n\"}}}}\
-             metadata:{{{{\"\\n\"}}}}  name: {{{{.metadata.name}}}}{{{{\"\\n\"}}}}"
-        )
-    };
-    match (api_version, kind) {
-        // Only whether a CRD is installed: their schemas run to megabytes.
-        ("apiextensions.k8s.io/v1", "CustomResourceDefinition") => {
-            Some(format!("{}{{{{end}}}}", head(kind)))
-        }
-        // Only the kubelet's version.
-        ("v1", "Node") => Some(format!(
-            "{}status:{{{{\"\\n\"}}}}  nodeInfo:{{{{\"\\n\"}}}}    kubeletVersion: \
-             {{{{.status.nodeInfo.kubeletVersion}}}}{{{{\"\\n\"}}}}{{{{end}}}}",
-            head(kind)
-        )),
-        _ => None,
-    }
-}
+/// and credentials, nor every Deployment of it. The objects of them the
+/// policies read are captured by name (the Secrets of their metadata, the
+/// ConfigMaps and Deployments the checklist names); a read of any other
+/// fails against the snapshot, so a rule that makes one says it did not
+/// check.
+const BY_NAME_ONLY: &[(&str, &str)] = &[
+    ("v1", "Secret"),
+    ("v1", "ConfigMap"),
+    ("apps/v1", "Deployment"),
+];
 
 /// A Secret as the snapshot keeps it: its name, the `values` keys as they
 /// are, each non-empty `credentials` key as [`REDACTED`], and the list of
@@ -99,28 +99,19 @@ fn secret_template(values: &BTreeSet<String>, credentials: &BTreeSet<String>) ->
 
 /// Every read the script makes, in order: whole kinds, then objects by name.
 fn gets(modules: &[PolicyModule]) -> Result<Vec<Get>> {
+    let metadata: Vec<_> = modules.iter().filter_map(PolicyModule::metadata).collect();
+    let reads = Reads::of(metadata.iter().copied()).map_err(anyhow::Error::msg)?;
     let mut kinds: BTreeMap<String, (String, String)> = BTreeMap::new();
-    let mut secrets: BTreeMap<(String, String), (BTreeSet<String>, BTreeSet<String>)> =
-        BTreeMap::new();
     let mut add_kind = |api_version: &str, kind: &str| {
-        let (group, _) = shared::apps::group_version(api_version);
         kinds
-            .entry(resource(group, kind))
+            .entry(versioned_resource(api_version, kind))
             .or_insert_with(|| (api_version.to_owned(), kind.to_owned()));
     };
-    for module in modules {
-        let Some(metadata) = module.metadata() else {
-            continue;
-        };
+    for metadata in &metadata {
         for read in &metadata.context_aware_resources {
             if !BY_NAME_ONLY.contains(&(read.api_version.as_str(), read.kind.as_str())) {
                 add_kind(&read.api_version, &read.kind);
             }
-        }
-        for read in metadata.secret_reads().map_err(anyhow::Error::msg)? {
-            let keys = secrets.entry((read.namespace, read.name)).or_default();
-            keys.0.extend(read.values);
-            keys.1.extend(read.credentials);
         }
     }
     let mut named: BTreeSet<(String, String, String, String)> = BTreeSet::new();
@@ -141,10 +132,18 @@ fn gets(modules: &[PolicyModule]) -> Result<Vec<Get>> {
             }
         }
     }
+    let fields = |api_version: &str, kind: &str, list: bool| {
+        Template::Fields(template::object_template(
+            api_version,
+            kind,
+            &reads.fields(api_version, kind),
+            list,
+        ))
+    };
     let mut gets: Vec<Get> = kinds
         .into_iter()
         .map(|(resource, (api_version, kind))| Get {
-            template: list_template(&api_version, &kind),
+            template: fields(&api_version, &kind, true),
             resource,
             api_version,
             kind,
@@ -153,25 +152,26 @@ fn gets(modules: &[PolicyModule]) -> Result<Vec<Get>> {
         .collect();
     let listed: BTreeSet<String> = gets.iter().map(|g| g.resource.clone()).collect();
     for (api_version, kind, namespace, name) in named {
-        let (group, _) = shared::apps::group_version(&api_version);
-        let resource = resource(group, &kind);
+        let resource = versioned_resource(&api_version, &kind);
         if !listed.contains(&resource) {
             gets.push(Get {
+                template: fields(&api_version, &kind, false),
                 resource,
                 api_version,
                 kind,
                 only: Some((namespace, name)),
-                template: None,
             });
         }
     }
-    for ((namespace, name), (values, credentials)) in secrets {
+    for read in reads.secrets() {
+        let values: BTreeSet<String> = read.values.iter().cloned().collect();
+        let credentials: BTreeSet<String> = read.credentials.iter().cloned().collect();
         gets.push(Get {
             resource: "secrets".to_owned(),
             api_version: "v1".to_owned(),
             kind: "Secret".to_owned(),
-            template: Some(secret_template(&values, &credentials)),
-            only: Some((namespace, name)),
+            template: Template::Secret(secret_template(&values, &credentials)),
+            only: Some((read.namespace.clone(), read.name.clone())),
         });
     }
     Ok(gets)
@@ -181,6 +181,54 @@ fn gets(modules: &[PolicyModule]) -> Result<Vec<Get>> {
 fn quoted(word: &str) -> String {
     format!("'{}'", word.replace('\'', r"'\''"))
 }
+
+/// A word for the shell, quoted only where it needs to be.
+fn word(text: &str) -> String {
+    if !text.is_empty()
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"./-".contains(&b))
+    {
+        text.to_owned()
+    } else {
+        quoted(text)
+    }
+}
+
+/// How a failed read ended, from kubectl's words: its own error line (the
+/// first line that is not klog's, `E1205 08:00:00.000000 12 file.go:265]`,
+/// nor a server warning). A kind kubectl says does not exist is
+/// unavailable, not absent, when the APIService serving its group version
+/// is not Available (`available`, which asks it), or when discovery of its
+/// group failed with a 503 first (the klog line "couldn't get resource list
+/// for <group>/<version>: the server is currently unable to handle the
+/// request" of recent kubectl; older ones log it only at `-v=3`).
+const CLASSIFY: &str = r#"kubectl_error() { # kubectl's own error line, not a klog line before it
+  grep -v -E '^[IWEF][0-9]{4} [0-9:.]+ +[0-9]+ [^ ]+:[0-9]+\] |^Warning: ' "$tmp/error" | head -n 1
+}
+available() { # API_VERSION: yes, no, or nothing when no APIService serves it
+  case $1 in */*) ;; *) return ;; esac
+  local found
+  found=$(kubectl --request-timeout=60s get apiservices.v1.apiregistration.k8s.io "${1#*/}.${1%/*}" --ignore-not-found \
+    -o 'go-template=found{{range .status.conditions}}{{if eq .type "Available"}}{{.status}}{{end}}{{end}}' 2>/dev/null) || return
+  case $found in foundTrue) echo yes ;; found*) echo no ;; esac
+}
+classify() { # API_VERSION: how the failed read ended
+  case $(kubectl_error) in
+    *"(Forbidden)"*|*" is forbidden: "*) echo forbidden ;;
+    *"(ServiceUnavailable)"*|*"unable to handle the request"*) echo unavailable ;;
+    *" was refused"*|*"connection refused"*) echo refused ;;
+    *"doesn't have a resource type"*|*"could not find the requested resource"*|*"no matches for kind"*)
+      if grep -F "couldn't get resource list for $1: " "$tmp/error" | grep -q -e "unable to handle the request" -e ServiceUnavailable \
+        || [ "$(available "$1")" = no ]; then
+        echo unavailable
+      else
+        echo not-installed
+      fi ;;
+    *"(Timeout)"*|*[Tt]imeout*|*"deadline exceeded"*|*"time allotted"*) echo timeout ;;
+    *) echo failed ;;
+  esac
+}"#;
 
 /// The capture function the script calls once per read.
 const CAPTURE: &str = r#"capture() { # API_VERSION KIND RESOURCE [NAMESPACE NAME [GO-TEMPLATE]]
@@ -197,15 +245,10 @@ const CAPTURE: &str = r#"capture() { # API_VERSION KIND RESOURCE [NAMESPACE NAME
     result=captured
     { echo ---; cat "$tmp/objects"; echo; } >>"$out"
   else
-    case $(cat "$tmp/error") in
-      *"(Forbidden)"*|*" is forbidden: "*) result=forbidden ;;
-      *"doesn't have a resource type"*|*"could not find the requested resource"*|*"no matches for kind"*) result=not-installed ;;
-      *[Tt]imeout*|*"deadline exceeded"*|*"time allotted"*) result=timeout ;;
-      *) result=failed ;;
-    esac
+    result=$(classify "$api")
     if [ "$result" != not-installed ]; then
       failed=$((failed + 1))
-      echo "kubectl ${args[*]:0:3}: $result: $(head -n 1 "$tmp/error")" >&2
+      echo "kubectl get $resource${namespace:+ --namespace $namespace}${name:+ $name}: $result: $(kubectl_error)" >&2
     fi
   fi
   {
@@ -218,7 +261,7 @@ const CAPTURE: &str = r#"capture() { # API_VERSION KIND RESOURCE [NAMESPACE NAME
     fi
     echo "  result: $result"
     if [ "$result" != captured ]; then
-      printf "  message: '%s'\n" "$(head -n 1 "$tmp/error" | sed "s/'/''/g")"
+      printf "  message: '%s'\n" "$(kubectl_error | sed "s/'/''/g")"
     fi
   } >>"$tmp/reads"
 }"#;
@@ -228,7 +271,8 @@ const CAPTURE: &str = r#"capture() { # API_VERSION KIND RESOURCE [NAMESPACE NAME
 pub fn snapshot_command(modules: &[PolicyModule]) -> Result<String> {
     let mut out = String::from(
         "# What the bundle's policies read and the 1.6 upgrade checklist judges, from the management\n\
-         # cluster, into snapshot.yaml, with how each read ended; Secrets without their credentials.\n\
+         # cluster, into snapshot.yaml, with how each read ended: of each object only the fields the\n\
+         # rules read, credentials only as whether they are set.\n\
          # Exits 1 when a read failed. Then: cozystack-policies preflight snapshot.yaml\n\
          bash -s <<'CAPTURE'\n\
          set -u\n\
@@ -237,31 +281,23 @@ pub fn snapshot_command(modules: &[PolicyModule]) -> Result<String> {
          trap 'rm -rf \"$tmp\"' EXIT\n\
          : >\"$out\" && : >\"$tmp/reads\" || exit 2\n",
     );
+    out.push_str(CLASSIFY);
+    out.push('\n');
     out.push_str(CAPTURE);
     out.push('\n');
+    out.push_str(&format!("lib={}\n", quoted(&template::library())));
     for get in gets(modules)? {
-        let mut words = vec![get.api_version, get.kind, get.resource];
-        match (get.only, get.template) {
-            (None, None) => {}
-            (None, Some(template)) => words.extend([String::new(), String::new(), template]),
-            (Some((namespace, name)), template) => {
-                words.extend([namespace, name]);
-                words.extend(template);
-            }
-        }
-        let words: Vec<String> = words
-            .iter()
-            .map(|w| {
-                if !w.is_empty()
-                    && w.bytes()
-                        .all(|b| b.is_ascii_alphanumeric() || b"./-".contains(&b))
-                {
-                    w.clone()
-                } else {
-                    quoted(w)
-                }
-            })
-            .collect();
+        let mut words = vec![
+            word(&get.api_version),
+            word(&get.kind),
+            word(&get.resource),
+        ];
+        let (namespace, name) = get.only.unwrap_or_default();
+        words.extend([word(&namespace), word(&name)]);
+        words.push(match get.template {
+            Template::Fields(body) => format!("\"$lib\"{}", quoted(&body)),
+            Template::Secret(body) => quoted(&body),
+        });
         out.push_str(&format!("capture {}\n", words.join(" ")));
     }
     out.push_str(&format!(

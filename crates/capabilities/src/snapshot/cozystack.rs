@@ -38,10 +38,17 @@ pub const SERVED: &[(&str, &str)] = &[
     ("postgresql.cnpg.io", "Cluster"),
 ];
 
-/// Objects every Cozystack management cluster holds: `(group, kind,
-/// (namespace, name))`, or any object of the kind when the name is
-/// `None`. A capture that read them and found none is no capture of one.
-pub const HELD: &[(&str, &str, Option<(&str, &str)>)] = &[
+/// `(group, kind, (namespace, name))`: one object, or any object of the
+/// kind when the name is `None`.
+pub type Held = (
+    &'static str,
+    &'static str,
+    Option<(&'static str, &'static str)>,
+);
+
+/// Objects every Cozystack management cluster holds. A capture that read
+/// them and found none is no capture of one.
+pub const HELD: &[Held] = &[
     ("", "Namespace", Some(("", "cozy-system"))),
     ("", "Node", None),
     ("apps.cozystack.io", "Tenant", None),

@@ -265,7 +265,10 @@ impl Reads {
             }
         }
         for read in &self.cluster {
-            if (read.resource.api_version.as_str(), read.resource.kind.as_str()) == (api_version, kind)
+            if (
+                read.resource.api_version.as_str(),
+                read.resource.kind.as_str(),
+            ) == (api_version, kind)
             {
                 read.paths.iter().for_each(|path| fields.add(path));
             }
@@ -368,9 +371,7 @@ impl Reads {
                 .or_insert_with(|| json!({}))
                 .as_object_mut();
             if let Some(metadata) = metadata {
-                let annotations = metadata
-                    .entry("annotations")
-                    .or_insert_with(|| json!({}));
+                let annotations = metadata.entry("annotations").or_insert_with(|| json!({}));
                 if let Some(annotations) = annotations.as_object_mut() {
                     annotations.insert(CAPTURED_KEYS.into(), examined.join(" ").into());
                 }
@@ -451,7 +452,10 @@ impl Reads {
             Fields::of(
                 reads
                     .iter()
-                    .filter(|r| (r.resource.api_version.as_str(), r.resource.kind.as_str()) == (api_version, kind))
+                    .filter(|r| {
+                        (r.resource.api_version.as_str(), r.resource.kind.as_str())
+                            == (api_version, kind)
+                    })
                     .flat_map(|r| r.paths.iter().map(String::as_str)),
             )
         };
@@ -632,9 +636,11 @@ mod tests {
                 seen += 1;
                 walk_schema(&schema, &mut |name| {
                     let lower = name.to_lowercase();
-                    let speaks = ["pass", "secret", "token", "key", "cred", "auth", "private", "override"]
-                        .iter()
-                        .any(|word| lower.contains(word));
+                    let speaks = [
+                        "pass", "secret", "token", "key", "cred", "auth", "private", "override",
+                    ]
+                    .iter()
+                    .any(|word| lower.contains(word));
                     if speaks
                         && !CREDENTIAL_KEYS.contains(&name)
                         && !FREE_FORM_KEYS.contains(&name)
@@ -646,7 +652,10 @@ mod tests {
             }
         }
         assert!(seen > 40, "{seen} schemas");
-        assert!(unknown.is_empty(), "properties that may hold credentials: {unknown:?}");
+        assert!(
+            unknown.is_empty(),
+            "properties that may hold credentials: {unknown:?}"
+        );
     }
 
     fn walk_schema(schema: &Value, each: &mut impl FnMut(&str)) {

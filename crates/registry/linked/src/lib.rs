@@ -74,7 +74,11 @@ mod tests {
         let declared = registry::policies().unwrap();
         for (name, reads) in visit_all(&mut Reads) {
             let policy = declared.iter().find(|p| p.name == name).unwrap();
-            assert_eq!(policy.metadata.reads(), reads, "policies/{name}/metadata.yml");
+            assert_eq!(
+                policy.metadata.reads(),
+                reads,
+                "policies/{name}/metadata.yml"
+            );
         }
     }
 

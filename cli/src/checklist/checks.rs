@@ -172,8 +172,9 @@ pub const CHECKS: &[Check] = &[
                         "KubeadmConfigTemplate",
                     ),
                     Need {
-                        field: "metadata.labels",
-                        why: "whether Helm manages it (its owner)",
+                        field: "metadata.creationTimestamp",
+                        why: "whether Helm manages it (its owner): a copy may lack the labels the stored \
+                              object has",
                     },
                 ),
                 VERSION,

@@ -342,6 +342,47 @@ pub fn outcome(policy: &Policy, cluster: &Cluster, scope: Scope) -> Outcome {
     Outcome::Audited(in_scope)
 }
 
+/// The resources of `policy`'s CREATE rules that the cluster serves but
+/// audit-scanner never looks up, because their rule has a wildcard
+/// (`policies/client.go:249, 451-464`): the webhook sends the policy their
+/// requests, and no report covers their objects. A rule with `*` in its
+/// versions names a resource audited in whichever version the cluster
+/// serves; one with `*` in its groups or resources names nothing this
+/// can tell apart.
+pub fn served_but_not_audited(policy: &Policy, cluster: &Cluster) -> Vec<Gvr> {
+    let mut found: Vec<Gvr> = Vec::new();
+    for rule in policy
+        .rules
+        .iter()
+        .filter(|r| r.has_create() && r.has_wildcard())
+    {
+        if rule
+            .api_groups
+            .iter()
+            .chain(&rule.resources)
+            .any(|i| i == "*")
+        {
+            continue;
+        }
+        for group in &rule.api_groups {
+            for resource in &rule.resources {
+                let served = cluster.served.keys().filter(|gvr| {
+                    gvr.group == *group
+                        && gvr.resource == *resource
+                        && (rule
+                            .api_versions
+                            .iter()
+                            .any(|v| v == "*" || *v == gvr.version))
+                });
+                found.extend(served.cloned());
+            }
+        }
+    }
+    found.sort();
+    found.dedup();
+    found
+}
+
 /// A namespace, as audit-scanner reads it: its name and labels.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Namespace {
@@ -843,6 +884,35 @@ mod tests {
         assert_eq!(
             run.audited(),
             [&Gvr::new("storage.k8s.io", "v1", "storageclasses")]
+        );
+    }
+
+    #[test]
+    fn served_resources_behind_a_wildcard_are_not_audited() {
+        let p = policy(vec![
+            postgres(),
+            rule(
+                &["apps.cozystack.io"],
+                &["*"],
+                &["bootboxes", "harbors"],
+                &["CREATE", "UPDATE"],
+            ),
+        ]);
+        let mut c = cluster();
+        assert_eq!(served_but_not_audited(&p, &c), Vec::<Gvr>::new());
+        c.served
+            .insert(Gvr::new("apps.cozystack.io", "v1alpha1", "bootboxes"), true);
+        assert_eq!(
+            served_but_not_audited(&p, &c),
+            [Gvr::new("apps.cozystack.io", "v1alpha1", "bootboxes")]
+        );
+        assert_eq!(
+            outcome(&p, &c, Scope::Namespaced),
+            Outcome::Audited(vec![Gvr::new(
+                "apps.cozystack.io",
+                "v1alpha1",
+                "postgreses"
+            )])
         );
     }
 

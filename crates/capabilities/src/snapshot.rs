@@ -151,6 +151,13 @@ impl Snapshot {
         self.capture.as_ref()
     }
 
+    /// Every object of `kind` in API `group` (`""`: core) it holds.
+    pub fn objects<'s>(&'s self, group: &'s str, kind: &'s str) -> impl Iterator<Item = &'s Value> {
+        self.objects
+            .iter()
+            .filter(move |o| group_of(o) == group && text(o, "/kind") == kind)
+    }
+
     /// Whether it holds an object of `kind` in API `group` (`""`: core)
     /// named `only` (`(namespace, name)`) if given.
     pub fn holds(&self, group: &str, kind: &str, only: Option<(&str, &str)>) -> bool {

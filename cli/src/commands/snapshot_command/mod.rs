@@ -1,7 +1,9 @@
 //! `snapshot-command`: the shell block that captures a cluster snapshot
-//! ([`script`]).
+//! ([`script`]), with `--wiring` also how the installed bundle is wired
+//! ([`wiring`]).
 
 mod script;
+mod wiring;
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -14,17 +16,23 @@ use crate::bundle::Modules;
 /// `preflight` and `check --cluster`: a `kubectl get` of each kind the
 /// bundle's policies read and its checklist judges, a record of how
 /// each read ended (forbidden, timeout, not installed), and Secrets
-/// without their credentials. It exits 1 when a read failed.
+/// without their credentials. It exits 1 when a read failed. With
+/// `--wiring`, the snapshot also holds what `wiring` reads: the installed
+/// policies, their webhooks, the PolicyServer, what the cluster serves,
+/// what audit-scanner's and the PolicyServer's accounts may read, the
+/// last audit run and the reports.
 #[derive(clap::Args)]
 pub struct Args {
     #[command(flatten)]
     pub modules: Modules,
+    #[command(flatten)]
+    pub place: wiring::Where,
 }
 
 pub fn run(root: &Path, args: Args) -> Result<ExitCode> {
     print!(
         "{}",
-        script::snapshot_command(&args.modules.load(root)?)?
+        script::snapshot_command(&args.modules.load(root)?, &args.place)?
     );
     Ok(ExitCode::SUCCESS)
 }

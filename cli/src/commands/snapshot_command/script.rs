@@ -20,6 +20,7 @@ use capabilities::snapshot::{
 };
 use host::PolicyModule;
 
+use super::wiring::{self, Where};
 use crate::checklist::checks::{CHECKS, Judged};
 
 /// One `kubectl get` of the script.
@@ -223,13 +224,39 @@ const CAPTURE: &str = r#"capture() { # API_VERSION KIND RESOURCE [NAMESPACE NAME
   } >>"$tmp/reads"
 }"#;
 
+/// The reads of the wiring capture that the policies' reads do not make
+/// already ([`wiring::gets`]).
+fn wiring_gets(place: &Where, gets: &[Get]) -> Vec<Get> {
+    let whole: BTreeSet<&str> = gets
+        .iter()
+        .filter(|g| g.only.is_none())
+        .map(|g| g.resource.as_str())
+        .collect();
+    wiring::gets(place)
+        .into_iter()
+        .map(|w| Get {
+            resource: w.resource.to_owned(),
+            api_version: w.api_version.to_owned(),
+            kind: w.kind.to_owned(),
+            only: w.only,
+            template: w.template,
+        })
+        .filter(|w| !whole.contains(w.resource.as_str()) && !gets.contains(w))
+        .collect()
+}
+
 /// The shell block: `bash` reads the script from the here-document, so it
 /// runs the same from any shell, and its exit status is the script's.
-pub fn snapshot_command(modules: &[PolicyModule]) -> Result<String> {
-    let mut out = String::from(
+pub fn snapshot_command(modules: &[PolicyModule], place: &Where) -> Result<String> {
+    let then = if place.wiring {
+        "Then: cozystack-policies wiring snapshot.yaml"
+    } else {
+        "Then: cozystack-policies preflight snapshot.yaml"
+    };
+    let mut out = format!(
         "# What the bundle's policies read and the 1.6 upgrade checklist judges, from the management\n\
          # cluster, into snapshot.yaml, with how each read ended; Secrets without their credentials.\n\
-         # Exits 1 when a read failed. Then: cozystack-policies preflight snapshot.yaml\n\
+         # Exits 1 when a read failed. {then}\n\
          bash -s <<'CAPTURE'\n\
          set -u\n\
          out=snapshot.yaml failed=0\n\
@@ -239,7 +266,12 @@ pub fn snapshot_command(modules: &[PolicyModule]) -> Result<String> {
     );
     out.push_str(CAPTURE);
     out.push('\n');
-    for get in gets(modules)? {
+    let mut gets = gets(modules)?;
+    if place.wiring {
+        let more = wiring_gets(place, &gets);
+        gets.extend(more);
+    }
+    for get in gets {
         let mut words = vec![get.api_version, get.kind, get.resource];
         match (get.only, get.template) {
             (None, None) => {}
@@ -263,6 +295,9 @@ pub fn snapshot_command(modules: &[PolicyModule]) -> Result<String> {
             })
             .collect();
         out.push_str(&format!("capture {}\n", words.join(" ")));
+    }
+    if place.wiring {
+        out.push_str(&wiring::script(modules, place, quoted));
     }
     out.push_str(&format!(
         "{{\n  echo ---\n  echo 'apiVersion: {CAPTURE_API_VERSION}'\n  echo 'kind: {CAPTURE_KIND}'\n  \

@@ -289,7 +289,8 @@ fn cluster(documents: &[Value], served: &[Served]) -> Value {
 /// code and text, and the capture's exit status.
 fn wiring(cluster: &Value, name: &str) -> (i32, String, i32) {
     static BLOCK: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    let block = BLOCK.get_or_init(|| stdout(&command(&["snapshot-command", "--wiring"]).output().unwrap()));
+    let block =
+        BLOCK.get_or_init(|| stdout(&command(&["snapshot-command", "--wiring"]).output().unwrap()));
     let work = Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join("wiring")
         .join(name.replace('/', "_"));

@@ -1438,30 +1438,38 @@ fn kubewarden_namespace_guard(helm: &Helm) -> Result<(), Failed> {
     }
 }
 
+/// A cluster holding every policy of the bundle as installed on `server`,
+/// each in the mode `mode` gives it: what the guards' `lookup` finds.
+fn installed_policies(
+    bundle: &Bundle,
+    server: &str,
+    mode: impl Fn(&str) -> &'static str,
+) -> Vec<ClusterResource> {
+    vec![ClusterResource {
+        api_version: "policies.kubewarden.io/v1".to_owned(),
+        kind: "ClusterAdmissionPolicy".to_owned(),
+        resource: "clusteradmissionpolicies".to_owned(),
+        namespaced: false,
+        objects: bundle
+            .metadata
+            .keys()
+            .map(|policy| {
+                json!({
+                    "apiVersion": "policies.kubewarden.io/v1",
+                    "kind": "ClusterAdmissionPolicy",
+                    "metadata": {"name": policy},
+                    "spec": {"policyServer": server, "mode": mode(policy)},
+                })
+            })
+            .collect(),
+    }]
+}
+
 /// `helm upgrade` that renames the PolicyServer of installed policies is
 /// refused before anything is applied, naming the policies and the way
 /// out; the same upgrade without the rename renders.
 fn policy_server_rename_guard(helm: &Helm, bundle: &Bundle) -> Result<(), Failed> {
-    let installed = |server: &str| {
-        vec![ClusterResource {
-            api_version: "policies.kubewarden.io/v1".to_owned(),
-            kind: "ClusterAdmissionPolicy".to_owned(),
-            resource: "clusteradmissionpolicies".to_owned(),
-            namespaced: false,
-            objects: bundle
-                .metadata
-                .keys()
-                .map(|policy| {
-                    json!({
-                        "apiVersion": "policies.kubewarden.io/v1",
-                        "kind": "ClusterAdmissionPolicy",
-                        "metadata": {"name": policy},
-                        "spec": {"policyServer": server, "mode": "monitor"},
-                    })
-                })
-                .collect(),
-        }]
-    };
+    let installed = |server: &str| installed_policies(bundle, server, |_| "monitor");
     let answers = helm.render(&[
         Render::with(json!({})).upgrading(installed("cozystack-policies")),
         Render::with(json!({"policyServer": {"name": "renamed"}}))
@@ -1503,28 +1511,15 @@ fn policy_server_rename_guard(helm: &Helm, bundle: &Bundle) -> Result<(), Failed
 /// change itself, half-way), naming the policies and how to recreate them;
 /// the other way, and staying in protect, go through.
 fn protect_to_monitor_guard(helm: &Helm, bundle: &Bundle) -> Result<(), Failed> {
-    let installed = |mode: &str| {
-        vec![ClusterResource {
-            api_version: "policies.kubewarden.io/v1".to_owned(),
-            kind: "ClusterAdmissionPolicy".to_owned(),
-            resource: "clusteradmissionpolicies".to_owned(),
-            namespaced: false,
-            objects: bundle
-                .metadata
-                .keys()
-                .map(|policy| {
-                    json!({
-                        "apiVersion": "policies.kubewarden.io/v1",
-                        "kind": "ClusterAdmissionPolicy",
-                        "metadata": {"name": policy},
-                        // The report-only ones stay in monitor under
-                        // the chart-wide mode.
-                        "spec": {"policyServer": "cozystack-policies",
-                            "mode": if REPORT_ONLY.contains(&policy.as_str()) { "monitor" } else { mode }},
-                    })
-                })
-                .collect(),
-        }]
+    // The report-only ones stay in monitor under the chart-wide mode.
+    let installed = |mode: &'static str| {
+        installed_policies(bundle, "cozystack-policies", move |policy| {
+            if REPORT_ONLY.contains(&policy) {
+                "monitor"
+            } else {
+                mode
+            }
+        })
     };
     let answers = helm.render(&[
         Render::with(json!({})).upgrading(installed("protect")),

@@ -216,11 +216,15 @@ spec:\n  user: '{{.spec.user}}'\n  resourceAttributes: {verb: '{{.spec.resourceA
 group: '{{.spec.resourceAttributes.group}}', resource: '{{.spec.resourceAttributes.resource}}'\
 {{with .spec.resourceAttributes.name}}, name: '{{.}}'{{end}}}\nstatus:\n  allowed: {{.status.allowed}}\n";
 
+/// One read the PolicyServer's account needs: verb, group, resource and,
+/// for a read by name, the name (empty otherwise).
+type Review = (String, String, String, String);
+
 /// The access reviews: audit-scanner's `list` of every resource a rule
-/// with CREATE names (what it would audit), and the PolicyServer's reads
-/// of the kinds the policies look up (`get` of the objects they read by
-/// name, `list` of the others).
-fn reviews(modules: &[PolicyModule]) -> (BTreeSet<(String, String)>, BTreeSet<(String, String, String, String)>) {
+/// with CREATE names (what it would audit), as (group, resource), and the
+/// PolicyServer's reads of the kinds the policies look up (`get` of the
+/// objects they read by name, `list` of the others).
+fn reviews(modules: &[PolicyModule]) -> (BTreeSet<(String, String)>, BTreeSet<Review>) {
     let mut listed = BTreeSet::new();
     let mut read = BTreeSet::new();
     for metadata in modules.iter().filter_map(PolicyModule::metadata) {

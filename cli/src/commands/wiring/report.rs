@@ -181,9 +181,13 @@ fn served(snapshot: &Snapshot) -> (BTreeMap<Gvr, bool>, BTreeMap<String, String>
     (served, failed)
 }
 
-/// The SubjectAccessReviews of the capture: (user, verb, group, resource,
-/// name) -> allowed.
-fn reviews(snapshot: &Snapshot) -> BTreeMap<(String, String, String, String, String), bool> {
+/// What a SubjectAccessReview asked: user, verb, group, resource, name
+/// (empty for none).
+type Asked = (String, String, String, String, String);
+
+/// The SubjectAccessReviews of the capture: what each asked, and whether
+/// the API server allowed it.
+fn reviews(snapshot: &Snapshot) -> BTreeMap<Asked, bool> {
     snapshot
         .objects("authorization.k8s.io", "SubjectAccessReview")
         .map(|r| {
@@ -292,7 +296,7 @@ fn policy_server(snapshot: &Snapshot, server: &str, namespace: &str, out: &mut V
     if budgets.is_empty() {
         out.push(line(
             Verdict::Note,
-            format!("no disruption budget selects the policy-server pods: a drain may evict them all at once"),
+            "no disruption budget selects the policy-server pods: a drain may evict them all at once",
         ));
     }
     for budget in budgets {
@@ -412,7 +416,7 @@ struct Context<'a> {
     namespaces: &'a [Namespace],
     scanner: Option<&'a Scanner>,
     discovery_failed: &'a BTreeMap<String, String>,
-    reviews: &'a BTreeMap<(String, String, String, String, String), bool>,
+    reviews: &'a BTreeMap<Asked, bool>,
     /// The PolicyServers' accounts, by server.
     accounts: &'a BTreeMap<String, String>,
     release: &'a str,

@@ -9,6 +9,7 @@ mod check_json;
 mod checklist;
 mod commands;
 mod finding;
+mod installation;
 mod manifests;
 mod oci;
 

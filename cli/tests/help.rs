@@ -25,6 +25,7 @@ fn help_lists_the_user_commands_and_only_them() {
             "check",
             "preflight",
             "snapshot-command",
+            "wiring",
             "report",
             "push",
             "help"

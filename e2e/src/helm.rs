@@ -22,6 +22,11 @@ pub struct Render {
     /// the chart's `lookup` finds (a loopback API server serves them).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cluster: Option<Vec<ClusterResource>>,
+    /// What the cluster serves, as Helm's `.Capabilities.APIVersions`
+    /// lists it (`<group>/<version>`, `<group>/<version>/<Kind>`): an
+    /// install on that cluster. `None`: offline, as `helm template`.
+    #[serde(rename = "apiVersions", skip_serializing_if = "Option::is_none")]
+    pub api_versions: Option<Vec<String>>,
 }
 
 /// A resource of the cluster an upgrade is rendered over: what discovery
@@ -51,6 +56,7 @@ impl Render {
             namespace: namespace.to_owned(),
             values,
             cluster: None,
+            api_versions: None,
         }
     }
 
@@ -59,6 +65,49 @@ impl Render {
         self.cluster = Some(cluster);
         self
     }
+
+    /// The same rendering on a cluster that serves `resources`, and
+    /// Kubewarden's API: what `helm install` reads of its discovery.
+    pub fn serving(mut self, resources: &[Served]) -> Self {
+        let mut versions: Vec<String> = vec!["policies.kubewarden.io/v1".to_owned()];
+        for served in resources {
+            let group_version = if served.group.is_empty() {
+                served.version.clone()
+            } else {
+                format!("{}/{}", served.group, served.version)
+            };
+            versions.push(format!("{group_version}/{}", served.kind));
+            versions.push(group_version);
+        }
+        versions.sort();
+        versions.dedup();
+        self.api_versions = Some(versions);
+        self
+    }
+}
+
+/// A resource a cluster serves, as discovery says it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Served {
+    pub group: String,
+    pub version: String,
+    pub resource: String,
+    pub kind: String,
+    pub namespaced: bool,
+    /// What serves it: `kubernetes`, the Package that installs it.
+    pub source: String,
+}
+
+/// A cluster shape of the matrix (`cozystack_oracle.shapes`): the platform
+/// chart of a release rendered with one of its values files and the
+/// optional packages switched on or off, and what the cluster then serves.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Shape {
+    /// `v1.6.2/isp-full+bootbox`.
+    pub name: String,
+    pub release: String,
+    pub packages: Vec<String>,
+    pub resources: Vec<Served>,
 }
 
 /// What Helm made of one rendering: the manifests by template path, or the
@@ -157,6 +206,13 @@ impl Helm {
     pub fn go_template(&self, template: &str, object: &Value) -> Result<String, String> {
         let input = serde_json::json!({"template": template, "object": object});
         self.run(&["go-template"], input.to_string().as_bytes())
+    }
+
+    /// The cluster shapes of the matrix, from the platform charts of the
+    /// fact base (`../shared/data`).
+    pub fn shapes(&self) -> Result<Vec<Shape>, String> {
+        let output = self.run(&["shapes"], b"")?;
+        serde_json::from_str(&output).map_err(|e| format!("tools/helm-chart shapes: {e}"))
     }
 
     /// `helm lint --strict`: its findings when there are any.

@@ -1,10 +1,11 @@
 //! The objects the chart renders, each read as the type that models it:
 //! Kubewarden's ClusterAdmissionPolicy (the SDK's `crd` feature) and
-//! k8s-openapi's ServiceAccount, RBAC and ConfigMap types. Two kinds have
-//! no crate that models them, Kubewarden's PolicyServer and Cilium's
-//! CiliumNetworkPolicy: for those this module declares the fields the chart
-//! may set, after the CRDs (`policies.kubewarden.io_policyservers.yaml` of
-//! Kubewarden 1.35, Cilium's `cilium.io/v2`).
+//! k8s-openapi's ServiceAccount, RBAC, ConfigMap and PodDisruptionBudget
+//! types. Two kinds have no crate that models them, Kubewarden's
+//! PolicyServer and Cilium's CiliumNetworkPolicy: for those this module
+//! declares the fields the chart may set, after the CRDs
+//! (`policies.kubewarden.io_policyservers.yaml` of Kubewarden 1.35 and
+//! 1.37.2, Cilium's `cilium.io/v2`).
 //!
 //! Every object must survive a round trip through its type unchanged
 //! ([`reading::typed`]), so a misspelt field fails the tests instead of being
@@ -16,6 +17,7 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::core::v1::{
     Affinity, ConfigMap, EnvVar, PodSecurityContext, SecurityContext, ServiceAccount, Toleration,
 };
+use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
@@ -40,9 +42,12 @@ pub struct PolicyServerResource {
 pub struct PolicyServerSpec {
     pub image: String,
     pub replicas: u32,
-    /// The chart always sets it, and never minAvailable: a budget of at
-    /// least one pod that a drain may evict.
-    pub max_unavailable: IntOrString,
+    /// The chart sets neither, and brings its own disruption budget: the
+    /// controller's blocks drains while a policy-server crash-loops.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_unavailable: Option<IntOrString>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_available: Option<IntOrString>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service_account_name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -58,6 +63,9 @@ pub struct PolicyServerSpec {
     /// Of the pods (the controller copies them to the Deployment's).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub annotations: BTreeMap<String, String>,
+    /// Of the Deployment and the pods (Kubewarden 1.37).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub labels: BTreeMap<String, String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub env: Vec<EnvVar>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -80,6 +88,16 @@ pub struct PolicyServerSpec {
     /// `verification-config` policy-server verifies modules with.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verification_config: Option<String>,
+    /// The host capabilities namespaced policies may call (Kubewarden 1.37).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub namespaced_policies_capabilities: Vec<String>,
+    /// policy-server's ports (Kubewarden 1.37).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub webhook_port: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub readiness_probe_port: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metrics_port: Option<i32>,
 }
 
 /// The security contexts of the policy-server pods and container.
@@ -143,6 +161,7 @@ pub enum Object {
     ClusterRoleBinding(ClusterRoleBinding),
     ConfigMap(ConfigMap),
     CiliumNetworkPolicy(CiliumNetworkPolicy),
+    PodDisruptionBudget(PodDisruptionBudget),
 }
 
 impl Object {
@@ -170,6 +189,9 @@ impl Object {
             }
             ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding") => {
                 Object::ClusterRoleBinding(reading::typed::typed(value).map_err(typed)?)
+            }
+            ("policy/v1", "PodDisruptionBudget") => {
+                Object::PodDisruptionBudget(reading::typed::typed(value).map_err(typed)?)
             }
             ("cilium.io/v2", "CiliumNetworkPolicy") => {
                 Object::CiliumNetworkPolicy(reading::typed::typed(value).map_err(typed)?)

@@ -16,7 +16,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, PolicyRule, Subject};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
 /// A service account, as RBAC sees it: its user name and its groups.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -230,7 +229,12 @@ fn aggregate(roles: &mut BTreeMap<String, ClusterRole>) {
                     continue;
                 }
                 let labels = role.metadata.labels.clone().unwrap_or_default();
-                if selectors.iter().any(|s| selects(s, &labels)) {
+                // kube-controller-manager skips a selector apimachinery
+                // refuses: it aggregates nothing.
+                if selectors
+                    .iter()
+                    .any(|s| models::label_selector::selects(s, &labels).unwrap_or(false))
+                {
                     for rule in role.rules.iter().flatten() {
                         if !rules.contains(rule) {
                             rules.push(rule.clone());
@@ -249,29 +253,6 @@ fn aggregate(roles: &mut BTreeMap<String, ClusterRole>) {
             return;
         }
     }
-}
-
-/// Whether a label selector selects these labels (`matchLabels` and
-/// `matchExpressions`, In, NotIn, Exists, DoesNotExist; an unknown operator
-/// selects nothing).
-pub fn selects(selector: &LabelSelector, labels: &BTreeMap<String, String>) -> bool {
-    let by_label = selector
-        .match_labels
-        .iter()
-        .flatten()
-        .all(|(key, value)| labels.get(key) == Some(value));
-    let by_expression = selector.match_expressions.iter().flatten().all(|e| {
-        let value = labels.get(&e.key);
-        let values = e.values.clone().unwrap_or_default();
-        match e.operator.as_str() {
-            "In" => value.is_some_and(|v| values.contains(v)),
-            "NotIn" => value.is_none_or(|v| !values.contains(v)),
-            "Exists" => value.is_some(),
-            "DoesNotExist" => value.is_none(),
-            _ => false,
-        }
-    });
-    by_label && by_expression
 }
 
 #[cfg(test)]

@@ -72,6 +72,8 @@ const REPORT_ONLY: [&str; 2] = ["upgrade-gate", "upgrade-readiness"];
 
 #[path = "chart/crds.rs"]
 mod crds;
+#[path = "chart/shapes.rs"]
+mod shapes;
 
 fn main() {
     let args = Arguments::from_args();
@@ -89,8 +91,10 @@ struct Bundle {
     defaults: Value,
     /// Chart.yaml.
     chart: Value,
-    /// Kubewarden's CRDs (`None` where the fact base is missing, off CI).
+    /// Kubewarden 1.35's CRDs (`None` where the fact base is missing, off CI).
     crds: Option<crds::Crds>,
+    /// Kubewarden 1.37.2's.
+    newest_crds: crds::Crds,
 }
 
 /// One rendering of the chart: the values given and what came out.
@@ -128,6 +132,7 @@ fn load() -> Result<Bundle, String> {
         defaults: yaml(&format!("{CHART}/values.yaml"))?,
         chart: yaml(&format!("{CHART}/Chart.yaml"))?,
         crds: crds::Crds::find()?,
+        newest_crds: crds::Crds::newest()?,
     })
 }
 
@@ -251,7 +256,11 @@ fn every_value(bundle: &Bundle) -> Result<Value, String> {
                 "digest": format!("sha256:{}", "ef".repeat(32)),
             },
             "replicas": 3,
-            "maxUnavailable": "50%",
+            "maxUnavailable": 1,
+            "minAvailable": "50%",
+            "labels": {"example.com/team": "platform"},
+            "namespacedPoliciesCapabilities": ["oci/*", "net/v1/dns_lookup_host"],
+            "ports": {"webhook": 9443, "readinessProbe": 9081, "metrics": 9080},
             "resources": {
                 "requests": {"cpu": "250m", "memory": "256Mi"},
                 "limits": {"cpu": "1", "memory": "1Gi"},
@@ -275,7 +284,7 @@ fn every_value(bundle: &Bundle) -> Result<Value, String> {
             "sourceAuthorities": {"registry.example.com:5000": [TEST_CERTIFICATE]},
             "insecureSources": ["registry.lab.example.com:5000"],
             "sigstoreTrustConfig": "sigstore-trust",
-            "serviceAccount": {"create": true, "name": "cozy-guard"},
+            "serviceAccount": {"create": true, "name": "cozy-guard", "readHelmReleases": false},
             "verificationConfig": {"apiVersion": "v1", "allOf": [{"kind": "pubKey", "owner": "platform-team", "key": TEST_PUBLIC_KEY}]},
         },
         "auditScanner": {
@@ -322,10 +331,21 @@ fn renderings(bundle: &Bundle, helm: &Helm) -> Result<Vec<Rendering>, String> {
         (
             "fewer-policies",
             "kubewarden",
-            json!({"policies": {
-                "upgrade-readiness": {"enabled": false},
-                "securitygroup-validity": {"enabled": false},
-            }}),
+            json!({
+                "policies": {
+                    "upgrade-readiness": {"enabled": false},
+                    "securitygroup-validity": {"enabled": false},
+                },
+                "policyServer": {"maxUnavailable": 2},
+            }),
+        ),
+        // Kubewarden in a namespace of its own, audit-scanner's left to
+        // follow it: every object that names Kubewarden's namespace names
+        // this one.
+        (
+            "kubewarden-elsewhere",
+            OTHER_NAMESPACE,
+            json!({"kubewardenNamespace": OTHER_NAMESPACE}),
         ),
     ];
     let requests: Vec<Render> = given
@@ -367,6 +387,7 @@ fn trials() -> Result<Vec<Trial>, String> {
         "label-removal",
         "protect",
         "fewer-policies",
+        "kubewarden-elsewhere",
     ] {
         for check in CHECKS {
             helm_trials.push(format!("{name}/{check}"));
@@ -383,12 +404,14 @@ fn trials() -> Result<Vec<Trial>, String> {
             "monitor/protect-spares-the-report-only-policies",
             "guards/kubewarden-namespace",
             "guards/policy-server-rename",
+            "guards/protect-to-monitor",
             "schema/accepts-every-accepted-case",
             "schema/refuses-invalid-settings",
             "schema/refuses-mistakes",
             "install/flux",
             "install/cozystack",
             "policy-server/every-value",
+            "shapes/matrix-in-the-docs",
         ]
         .into_iter()
         .map(str::to_owned),
@@ -493,6 +516,13 @@ fn trials() -> Result<Vec<Trial>, String> {
             policy_server_rename_guard(&helm, &bundle)
         }));
     }
+    {
+        let helm = Arc::clone(&helm);
+        let bundle = Arc::clone(&bundle);
+        trials.push(Trial::test("guards/protect-to-monitor", move || {
+            protect_to_monitor_guard(&helm, &bundle)
+        }));
+    }
     let schema_checks: [(&str, Check); 3] = [
         (
             "schema/accepts-every-accepted-case",
@@ -515,6 +545,7 @@ fn trials() -> Result<Vec<Trial>, String> {
             policy_server_serves(&every)
         }));
     }
+    trials.extend(shapes::trials(&helm, Arc::new(bundle.metadata.clone()))?);
     Ok(trials)
 }
 
@@ -798,9 +829,11 @@ fn policies_follow_metadata(
             .iter()
             .map(|r| (r.api_version.clone(), r.kind.clone()))
             .collect();
+        let helm_releases = values["policyServer"]["serviceAccount"]["readHelmReleases"] == true;
         let declared: Vec<(String, String)> = metadata
             .context_aware_resources
             .iter()
+            .filter(|r| helm_releases || r.kind != "HelmRelease")
             .map(|r| (r.api_version.clone(), r.kind.clone()))
             .collect();
         expect(
@@ -836,22 +869,31 @@ fn policies_follow_metadata(
         );
         let own = &values["policies"][policy];
         let timeout = spec.timeout_seconds.as_ref().map(i32::from);
-        match own["timeoutSeconds"].as_i64() {
-            Some(given) => expect(
-                "timeoutSeconds is not the values'",
-                timeout.map(i64::from) == Some(given),
-            ),
-            None => expect(
-                "timeoutSeconds outside 2..=10",
-                timeout.is_some_and(|t| (2..=10).contains(&t)),
-            ),
-        }
+        // The policy's own timeouts, else 10 s for a context-aware policy
+        // (5 s otherwise) and an evaluation one second shorter, at least 2:
+        // policy-server answers before the API server gives up, and
+        // Kubewarden refuses an evaluation longer than the webhook's.
+        let webhook = own["timeoutSeconds"]
+            .as_i64()
+            .or_else(|| bundle.chart_policies[policy]["timeoutSeconds"].as_i64());
         expect(
-            "timeoutEvalSeconds is not the values'",
-            spec.timeout_eval_seconds
-                .as_ref()
-                .map(|t| i64::from(i32::from(t)))
-                == own["timeoutEvalSeconds"].as_i64(),
+            &format!("timeoutSeconds is not {webhook:?}"),
+            timeout.map(i64::from) == webhook,
+        );
+        let evaluation = own["timeoutEvalSeconds"]
+            .as_i64()
+            .or_else(|| webhook.map(|w| (w - 1).max(2)));
+        let rendered_evaluation = spec
+            .timeout_eval_seconds
+            .as_ref()
+            .map(|t| i64::from(i32::from(t)));
+        expect(
+            &format!("timeoutEvalSeconds is not {evaluation:?}"),
+            rendered_evaluation == evaluation,
+        );
+        expect(
+            "timeoutEvalSeconds above timeoutSeconds, which Kubewarden refuses",
+            rendered_evaluation <= webhook,
         );
         let selector = serde_json::to_value(&spec.namespace_selector).unwrap_or_default();
         expect(
@@ -940,6 +982,7 @@ fn policy_server_serves_the_bundle(
     // them: get, list and watch of what the enabled policies read, Secrets
     // only got by name.
     let granted = rendered_rbac(objects).grants_of(&Account::new(namespace, account))?;
+    let helm_releases = values["policyServer"]["serviceAccount"]["readHelmReleases"] == true;
     let wanted: BTreeSet<Grant> = if create {
         bundle
             .metadata
@@ -951,6 +994,7 @@ fn policy_server_serves_the_bundle(
                     .cloned()
                     .unwrap_or_default()
             })
+            .filter(|read| helm_releases || read["apiGroup"] != "helm.toolkit.fluxcd.io")
             .flat_map(|read| {
                 let names: Vec<String> = read["names"]
                     .as_array()
@@ -981,6 +1025,58 @@ fn policy_server_serves_the_bundle(
             show_grants(&wanted)
         )
         .into());
+    }
+    // The chart's disruption budget, not the controller's (which blocks
+    // drains while a policy-server crash-loops): AlwaysAllow, the
+    // controller's selector, the values' maxUnavailable or minAvailable.
+    if server.spec.max_unavailable.is_some() || server.spec.min_available.is_some() {
+        return Err("the PolicyServer sets a budget: the controller's blocks drains".into());
+    }
+    let budgets: Vec<_> = objects
+        .iter()
+        .filter_map(|o| match o {
+            Object::PodDisruptionBudget(b) => Some(b),
+            _ => None,
+        })
+        .collect();
+    let [budget] = budgets.as_slice() else {
+        return Err(format!("{} PodDisruptionBudgets", budgets.len()).into());
+    };
+    let budget_spec = budget.spec.clone().unwrap_or_default();
+    let labels = budget_spec
+        .selector
+        .as_ref()
+        .and_then(|s| s.match_labels.clone())
+        .unwrap_or_default();
+    let min_available = &values["policyServer"]["minAvailable"];
+    let (given_min, given_max) = if min_available == "" {
+        (
+            Value::Null,
+            values["policyServer"]["maxUnavailable"].clone(),
+        )
+    } else {
+        (min_available.clone(), Value::Null)
+    };
+    let budget_ok = budget.metadata.name.as_deref()
+        == Some(&format!("policy-server-{name}-budget"))
+        && budget.metadata.namespace.as_deref() == Some(namespace)
+        && budget_spec.unhealthy_pod_eviction_policy.as_deref() == Some("AlwaysAllow")
+        && serde_json::to_value(&budget_spec.min_available).unwrap_or_default() == given_min
+        && serde_json::to_value(&budget_spec.max_unavailable).unwrap_or_default() == given_max
+        && labels
+            == BTreeMap::from([
+                (
+                    "app.kubernetes.io/instance".to_owned(),
+                    format!("policy-server-{name}"),
+                ),
+                (
+                    "app.kubernetes.io/part-of".to_owned(),
+                    "kubewarden".to_owned(),
+                ),
+                ("kubewarden/policy-server".to_owned(), name.to_owned()),
+            ]);
+    if !budget_ok {
+        return Err(format!("the disruption budget {budget:?} is not the chart's").into());
     }
     // Every context-aware resource an enabled policy declares is read.
     for (policy, metadata) in &bundle.metadata {
@@ -1040,9 +1136,24 @@ fn policy_server_serves_the_bundle(
         .filter_map(|n| n.as_str().map(str::to_owned))
         .collect();
     wanted.insert(namespace.to_owned());
-    wanted.insert(text(values, "/auditScanner/serviceAccount/namespace").to_owned());
+    wanted.insert(audit_scanner(values).namespace);
     if namespaces != wanted || !namespaces.contains("cozy-system") {
         return Err(format!("the network policy admits {namespaces:?}, not {wanted:?}").into());
+    }
+    let port = values["policyServer"]["ports"]["webhook"]
+        .as_u64()
+        .unwrap_or(8443)
+        .to_string();
+    let ports: BTreeSet<&str> = policy
+        .spec
+        .ingress
+        .iter()
+        .flat_map(|rule| &rule.to_ports)
+        .flat_map(|p| &p.ports)
+        .map(|p| p.port.as_str())
+        .collect();
+    if ports != BTreeSet::from([port.as_str()]) {
+        return Err(format!("the network policy admits ports {ports:?}, not {port}").into());
     }
     if !policy
         .spec
@@ -1088,12 +1199,14 @@ fn audited(bundle: &Bundle, values: &Value) -> BTreeSet<(String, String)> {
     audited
 }
 
-/// audit-scanner's account as the values name it.
+/// audit-scanner's account as the values name it: in
+/// `kubewardenNamespace` unless they name another namespace.
 fn audit_scanner(values: &Value) -> Account {
-    Account::new(
-        text(values, "/auditScanner/serviceAccount/namespace"),
-        text(values, "/auditScanner/serviceAccount/name"),
-    )
+    let namespace = match text(values, "/auditScanner/serviceAccount/namespace") {
+        "" => text(values, "/kubewardenNamespace"),
+        given => given,
+    };
+    Account::new(namespace, text(values, "/auditScanner/serviceAccount/name"))
 }
 
 /// The chart grants audit-scanner's account get, list and watch on exactly
@@ -1325,30 +1438,38 @@ fn kubewarden_namespace_guard(helm: &Helm) -> Result<(), Failed> {
     }
 }
 
+/// A cluster holding every policy of the bundle as installed on `server`,
+/// each in the mode `mode` gives it: what the guards' `lookup` finds.
+fn installed_policies(
+    bundle: &Bundle,
+    server: &str,
+    mode: impl Fn(&str) -> &'static str,
+) -> Vec<ClusterResource> {
+    vec![ClusterResource {
+        api_version: "policies.kubewarden.io/v1".to_owned(),
+        kind: "ClusterAdmissionPolicy".to_owned(),
+        resource: "clusteradmissionpolicies".to_owned(),
+        namespaced: false,
+        objects: bundle
+            .metadata
+            .keys()
+            .map(|policy| {
+                json!({
+                    "apiVersion": "policies.kubewarden.io/v1",
+                    "kind": "ClusterAdmissionPolicy",
+                    "metadata": {"name": policy},
+                    "spec": {"policyServer": server, "mode": mode(policy)},
+                })
+            })
+            .collect(),
+    }]
+}
+
 /// `helm upgrade` that renames the PolicyServer of installed policies is
 /// refused before anything is applied, naming the policies and the way
 /// out; the same upgrade without the rename renders.
 fn policy_server_rename_guard(helm: &Helm, bundle: &Bundle) -> Result<(), Failed> {
-    let installed = |server: &str| {
-        vec![ClusterResource {
-            api_version: "policies.kubewarden.io/v1".to_owned(),
-            kind: "ClusterAdmissionPolicy".to_owned(),
-            resource: "clusteradmissionpolicies".to_owned(),
-            namespaced: false,
-            objects: bundle
-                .metadata
-                .keys()
-                .map(|policy| {
-                    json!({
-                        "apiVersion": "policies.kubewarden.io/v1",
-                        "kind": "ClusterAdmissionPolicy",
-                        "metadata": {"name": policy},
-                        "spec": {"policyServer": server, "mode": "monitor"},
-                    })
-                })
-                .collect(),
-        }]
-    };
+    let installed = |server: &str| installed_policies(bundle, server, |_| "monitor");
     let answers = helm.render(&[
         Render::with(json!({})).upgrading(installed("cozystack-policies")),
         Render::with(json!({"policyServer": {"name": "renamed"}}))
@@ -1385,30 +1506,105 @@ fn policy_server_rename_guard(helm: &Helm, bundle: &Bundle) -> Result<(), Failed
     Ok(())
 }
 
+/// An upgrade that would put a policy installed in protect back in monitor
+/// is refused before anything is applied (Kubewarden's webhook refuses the
+/// change itself, half-way), naming the policies and how to recreate them;
+/// the other way, and staying in protect, go through.
+fn protect_to_monitor_guard(helm: &Helm, bundle: &Bundle) -> Result<(), Failed> {
+    // The report-only ones stay in monitor under the chart-wide mode.
+    let installed = |mode: &'static str| {
+        installed_policies(bundle, "cozystack-policies", move |policy| {
+            if REPORT_ONLY.contains(&policy) {
+                "monitor"
+            } else {
+                mode
+            }
+        })
+    };
+    let answers = helm.render(&[
+        Render::with(json!({})).upgrading(installed("protect")),
+        Render::with(json!({"mode": "protect"})).upgrading(installed("protect")),
+        Render::with(json!({"mode": "protect"})).upgrading(installed("monitor")),
+        Render::with(json!({"mode": "protect", "policies": {"oidc-config": {"mode": "monitor"}}}))
+            .upgrading(installed("protect")),
+    ])?;
+    let [back, kept, forward, one] = &answers[..] else {
+        return Err(format!("{} answers", answers.len()).into());
+    };
+    for (answer, what) in [
+        (kept, "staying in protect"),
+        (forward, "monitor to protect"),
+    ] {
+        if let Rendered::Error(error) = answer {
+            return Err(format!("{what} is refused: {error}").into());
+        }
+    }
+    // The chart-wide mode moves every policy but the report-only ones,
+    // which stay in monitor unless their own mode says otherwise.
+    let moved: Vec<&str> = bundle
+        .metadata
+        .keys()
+        .map(String::as_str)
+        .filter(|p| !REPORT_ONLY.contains(p))
+        .collect();
+    for (answer, policies) in [(back, moved.as_slice()), (one, &["oidc-config"][..])] {
+        match answer {
+            Rendered::Error(error)
+                if error.contains(
+                    "are in protect on the cluster and these values put them in monitor",
+                ) && error.contains("Recreate instead.")
+                    && error.contains(&format!("--set policies.{}.enabled=false", policies[0]))
+                    && error.contains(&format!(
+                        "--set policies.{0}.enabled=true --set policies.{0}.mode=monitor",
+                        policies[0]
+                    ))
+                    && policies.iter().all(|p| error.contains(p))
+                    && (policies.len() > 1 || !error.contains("values-schema")) => {}
+            Rendered::Error(error) => {
+                return Err(
+                    format!("the refusal does not say it all for {policies:?}: {error}").into(),
+                );
+            }
+            Rendered::Templates(_) => {
+                return Err(format!("protect to monitor of {policies:?} is rendered").into());
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Every Kubewarden object of a rendering satisfies Kubewarden's own CRD
 /// (its openAPIV3Schema, each object closed to the fields it declares, as
 /// the API server prunes the rest); the types of `e2e::manifests` already
 /// read every object whole.
 fn typed_against_the_crds(bundle: &Bundle, rendering: &Rendering) -> Result<(), Failed> {
-    let Some(crds) = &bundle.crds else {
-        println!(
-            "{}: Kubewarden's CRDs are missing: the CRD half is SKIPPED",
-            rendering.name
-        );
-        return Ok(());
-    };
     let documents = rendering.documents.as_ref().map_err(Clone::clone)?;
-    let mut checked = 0;
-    let mut problems = Vec::new();
-    for document in documents {
-        match crds.check(document) {
-            Ok(true) => checked += 1,
-            Ok(false) => {}
-            Err(error) => problems.push(error),
-        }
+    // `every-value` sets the PolicyServer fields 1.37 added (labels, ports,
+    // namespacedPoliciesCapabilities): Kubewarden 1.35 would prune them.
+    let mut releases = vec![("1.37.2", &bundle.newest_crds)];
+    match &bundle.crds {
+        Some(crds) if rendering.name != "every-value" => releases.push(("1.35", crds)),
+        Some(_) => {}
+        None => println!(
+            "{}: Kubewarden 1.35's CRDs are missing: that half is SKIPPED",
+            rendering.name
+        ),
     }
-    if checked == 0 {
-        problems.push("no object checked against a CRD".to_owned());
+    let mut problems = Vec::new();
+    for (release, crds) in releases {
+        let mut checked = 0;
+        for document in documents {
+            match crds.check(document) {
+                Ok(true) => checked += 1,
+                Ok(false) => {}
+                Err(error) => problems.push(format!("Kubewarden {release}: {error}")),
+            }
+        }
+        if checked == 0 {
+            problems.push(format!(
+                "Kubewarden {release}: no object checked against a CRD"
+            ));
+        }
     }
     if problems.is_empty() {
         Ok(())
@@ -1504,7 +1700,17 @@ fn values_reach_the_manifests(rendering: &Rendering) -> Result<(), Failed> {
     for (field, want) in [
         ("image", json!(reference)),
         ("replicas", given["replicas"].clone()),
-        ("maxUnavailable", given["maxUnavailable"].clone()),
+        ("labels", given["labels"].clone()),
+        (
+            "namespacedPoliciesCapabilities",
+            given["namespacedPoliciesCapabilities"].clone(),
+        ),
+        ("webhookPort", given["ports"]["webhook"].clone()),
+        (
+            "readinessProbePort",
+            given["ports"]["readinessProbe"].clone(),
+        ),
+        ("metricsPort", given["ports"]["metrics"].clone()),
         ("affinity", given["affinity"].clone()),
         ("tolerations", given["tolerations"].clone()),
         ("priorityClassName", given["priorityClassName"].clone()),
@@ -1567,6 +1773,9 @@ fn every_value_is_changed(bundle: &Bundle, rendering: &Rendering) -> Result<(), 
                 "/policyServer/serviceAccount/create",
                 "/policyServer/verificationConfigMap",
                 "/auditScanner/rbac/create",
+                // `fewer-policies` changes it: `every-value` sets
+                // minAvailable, which the budget takes instead.
+                "/policyServer/maxUnavailable",
             ]
             .contains(&path)
     };
@@ -1781,7 +1990,7 @@ fn refuses_mistakes(helm: &Helm) -> Result<(), Failed> {
             "missing property 'kubewardenNamespace'",
         ),
         // A disruption budget that blocks every drain cannot be written:
-        // at least one pod (or 1 %) may go, and minAvailable is gone.
+        // at least one ready pod (or 1 %) may go.
         (
             json!({"policyServer": {"maxUnavailable": 0}}),
             "/policyServer/maxUnavailable",
@@ -1791,8 +2000,42 @@ fn refuses_mistakes(helm: &Helm) -> Result<(), Failed> {
             "/policyServer/maxUnavailable",
         ),
         (
-            json!({"policyServer": {"replicas": 1, "minAvailable": 1}}),
-            "minAvailable",
+            json!({"policyServer": {"minAvailable": "100%"}}),
+            "/policyServer/minAvailable",
+        ),
+        (
+            json!({"policyServer": {"replicas": 2, "minAvailable": 2}}),
+            "policyServer.minAvailable is 2 with 2 replicas: the disruption budget would let a drain evict no ready policy-server pod",
+        ),
+        // Kubewarden refuses an evaluation longer than its webhook's, given
+        // or the policy's own.
+        (
+            json!({"policies": {"values-schema": {"timeoutSeconds": 6, "timeoutEvalSeconds": 7}}}),
+            "/policies/values-schema/timeoutEvalSeconds",
+        ),
+        (
+            json!({"policies": {"values-schema": {"timeoutEvalSeconds": 6}}}),
+            "/policies/values-schema/timeoutEvalSeconds",
+        ),
+        (
+            json!({"policies": {"upgrade-gate": {"timeoutEvalSeconds": 11}}}),
+            "/policies/upgrade-gate/timeoutEvalSeconds",
+        ),
+        (
+            json!({"policyServer": {"ports": {"webhook": 0}}}),
+            "/policyServer/ports/webhook",
+        ),
+        (
+            json!({"policyServer": {"ports": {"webhok": 9443}}}),
+            "webhok",
+        ),
+        (
+            json!({"policyServer": {"namespacedPoliciesCapabilities": ["OCI/*"]}}),
+            "/policyServer/namespacedPoliciesCapabilities/0",
+        ),
+        (
+            json!({"policyServer": {"serviceAccount": {"readHelmReleases": "no"}}}),
+            "/policyServer/serviceAccount/readHelmReleases",
         ),
         (
             json!({"policyServer": {"image": "ghcr.io/kubewarden/adm-controller/policy-server:v1.36.0"}}),

@@ -59,19 +59,42 @@ def render(
     upgrade: bool = False,
     revision: int | None = None,
     cluster: "Loopback | None" = None,
+    api_versions: list[str] | None = None,
 ) -> dict[str, str]:
     """Every template of ``chart`` rendered with ``values`` as release
     ``name`` in ``namespace``, by path: an install, or an ``upgrade``
     (``revision`` as ``.Release.Revision``); its lookups read ``cluster``
-    where one is given, and find nothing otherwise. Raises
-    :data:`HelmError`."""
+    where one is given, and find nothing otherwise. ``api_versions`` are
+    what ``.Capabilities.APIVersions`` lists besides Helm's defaults, as
+    ``helm template --api-versions`` takes them and as ``helm install``
+    reads them from a cluster's discovery (``<group>/<version>`` and
+    ``<group>/<version>/<Kind>``). Raises :data:`HelmError`."""
     flags: dict[str, Any] = {"is_upgrade": True} if upgrade else {"is_install": True}
     if revision is not None:
         flags["revision"] = revision
+    if api_versions is not None:
+        return _render_with_api_versions(chart, values, name, namespace, flags, cluster, api_versions)
     if cluster is None:
         return chart.render(values, name=name, namespace=namespace, **flags)
     with helm_python.Config(kubeconfig_content=cluster.kubeconfig(), namespace=namespace) as config:
         return config.render(chart, values, name=name, namespace=namespace, **flags)
+
+
+def _render_with_api_versions(chart, values, name, namespace, flags, cluster, api_versions):
+    """:func:`render` with ``api_versions``: helm-python-sdk 0.2.2's native
+    render options take them (Helm's ``APIVersions``), though its Python
+    signatures do not name them, so the options go to the native calls as
+    the SDK's own methods send them."""
+    from helm_python import _native
+
+    options = json.dumps({"name": name, "namespace": namespace, "api_versions": api_versions, **flags})
+    payload = None if values is None else json.dumps(values)
+    if cluster is None:
+        return json.loads(_native.call_string("helm_render", chart._raw(), payload, options))
+    with helm_python.Config(kubeconfig_content=cluster.kubeconfig(), namespace=namespace) as config:
+        return json.loads(
+            _native.call_string("helm_render_with_config", config._raw(), chart._raw(), payload, options)
+        )
 
 
 def manifests(templates: dict[str, str]) -> dict[str, str]:

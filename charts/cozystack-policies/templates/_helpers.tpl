@@ -111,14 +111,13 @@ annotations:
 
 {{/*
 What every ClusterAdmissionPolicy of the chart holds as its metadata.yml and
-the values say: the PolicyServer, module, mode, settings, rules (the
-operations may be narrowed with "operations"), mutating, backgroundAudit,
-contextAwareResources, and the webhook's namespaceSelector, timeouts and
-failurePolicy. The template gives the policy's timeout ("timeoutSeconds"),
-and "everyNamespace" true for a policy that looks into every namespace
-(no-delete, which selects objects by label). (dict "root" $ "name"
-"<policy>" "timeoutSeconds" <n> ["operations" (list ...)]
-["everyNamespace" true]).
+the values say: the PolicyServer, module, mode, settings, rules
+("cozystack-policies.rules"; the operations may be narrowed with
+"operations"), mutating, backgroundAudit, contextAwareResources, and the
+webhook's namespaceSelector, timeouts and failurePolicy. "everyNamespace"
+true is for a policy that looks into every namespace (no-delete, which
+selects objects by label). (dict "root" $ "name" "<policy>" ["operations"
+(list ...)] ["everyNamespace" true]).
 */}}
 {{- define "cozystack-policies.policySpec" -}}
 {{- $root := .root -}}
@@ -140,25 +139,109 @@ settings:
 settings: {}
 {{- end }}
 rules:
-{{- range $metadata.rules }}
+{{- range include "cozystack-policies.rules" . | fromYamlArray }}
 - apiGroups: {{ toJson .apiGroups }}
   apiVersions: {{ toJson .apiVersions }}
   resources: {{ toJson .resources }}
-  operations: {{ toJson ($.operations | default .operations) }}
+  operations: {{ toJson .operations }}
 {{- end }}
 mutating: {{ $metadata.mutating }}
 backgroundAudit: {{ $metadata.backgroundAudit }}
+{{- $reads := include "cozystack-policies.contextAwareResources" (list $root $name) | fromYamlArray }}
 contextAwareResources:
-{{- if $metadata.contextAwareResources }}
-  {{- toYaml $metadata.contextAwareResources | nindent 0 }}
+{{- if $reads }}
+  {{- toYaml $reads | nindent 0 }}
 {{- else }} []
 {{- end }}
 {{- include "cozystack-policies.namespaceSelector" (dict "root" $root "own" $own "everyNamespace" .everyNamespace) }}
-timeoutSeconds: {{ $own.timeoutSeconds | default .timeoutSeconds }}
-{{- with $own.timeoutEvalSeconds }}
-timeoutEvalSeconds: {{ . }}
-{{- end }}
+{{- $timeout := $own.timeoutSeconds | default $metadata.timeoutSeconds | int }}
+timeoutSeconds: {{ $timeout }}
+timeoutEvalSeconds: {{ $own.timeoutEvalSeconds | default (max 2 (sub $timeout 1)) }}
 failurePolicy: {{ include "cozystack-policies.failurePolicy" (list $root $name) }}
+{{- end }}
+
+{{/*
+A policy's webhook rules, from its metadata.yml (files/policies.yaml), kept
+auditable on the cluster at hand. audit-scanner errors a policy, on every
+resource, when one resource of its CREATE rules is not served
+(kubewarden-controller internal/audit-scanner/policies/client.go:265-272,
+before it looks at backgroundAudit); a Cozystack cluster serves only the
+kinds of the packages it installed. So where Helm's capabilities list
+Kubewarden's API (an install or an upgrade against a cluster; offline, as
+in `helm template`, every rule stays as it is), each CREATE rule keeps the
+resources the cluster serves and moves the others into a rule of their own
+with apiVersions ["*"]: audit-scanner drops a rule with a wildcard before it
+looks anything up (client.go:249, 451-464), while the API server still
+sends the policy every request for those resources once they are served.
+A package enabled later is admitted at once and audited from the next
+`helm upgrade`; `cozystack-policies wiring` says which kinds wait for it.
+A resource counts as served when its kind is listed, or when its group
+version is listed without any kind the bundle knows of it: that is
+discovery of the version failing (an aggregated API not answering), and
+the resource stays audited. (dict "root" $ "name" "<policy>"
+["operations" (list ...)]) -> a YAML list of rules.
+*/}}
+{{- define "cozystack-policies.rules" -}}
+{{- $root := .root -}}
+{{- $all := include "cozystack-policies.metadata" $root | fromYaml -}}
+{{- $metadata := index $all .name -}}
+{{- $capabilities := $root.Capabilities.APIVersions -}}
+{{- $online := $capabilities.Has "policies.kubewarden.io/v1" -}}
+{{- $rules := list -}}
+{{- range $rule := $metadata.rules -}}
+{{- $operations := $.operations | default $rule.operations -}}
+{{- $wildcard := or (has "*" $rule.apiGroups) (has "*" $rule.apiVersions) (has "*" $rule.resources) -}}
+{{- if or (not $online) $wildcard (not (has "CREATE" $operations)) -}}
+{{- $rules = append $rules (dict "apiGroups" $rule.apiGroups "apiVersions" $rule.apiVersions "resources" $rule.resources "operations" $operations) -}}
+{{- else -}}
+{{- $group := first $rule.apiGroups -}}
+{{- $groupVersion := ternary (first $rule.apiVersions) (printf "%s/%s" $group (first $rule.apiVersions)) (eq $group "") -}}
+{{- $listed := false -}}
+{{- range $other := $all -}}
+{{- range $kind := values (index ($other.kinds | default dict) $group | default dict) -}}
+{{- if $capabilities.Has (printf "%s/%s" $groupVersion $kind) }}{{ $listed = true }}{{ end -}}
+{{- end -}}
+{{- end -}}
+{{- $discoveryFailed := and ($capabilities.Has $groupVersion) (not $listed) -}}
+{{- $served := list -}}
+{{- $absent := list -}}
+{{- range $resource := $rule.resources -}}
+{{- $kind := index $metadata.kinds $group $resource -}}
+{{- if or $discoveryFailed ($capabilities.Has (printf "%s/%s" $groupVersion $kind)) -}}
+{{- $served = append $served $resource -}}
+{{- else -}}
+{{- $absent = append $absent $resource -}}
+{{- end -}}
+{{- end -}}
+{{- with $served -}}
+{{- $rules = append $rules (dict "apiGroups" $rule.apiGroups "apiVersions" $rule.apiVersions "resources" . "operations" $operations) -}}
+{{- end -}}
+{{- with $absent -}}
+{{- $rules = append $rules (dict "apiGroups" $rule.apiGroups "apiVersions" (list "*") "resources" . "operations" $operations) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- toYaml $rules -}}
+{{- end }}
+
+{{/*
+The kinds a policy reads through the PolicyServer (its metadata.yml's
+contextAwareResources), without HelmReleases when
+policyServer.serviceAccount.readHelmReleases is false: their values hold
+the tenants' application credentials. policy-server then refuses the
+policy's HelmRelease reads, and the rules that need them report NOT
+CHECKED. (list $ "<policy>") -> a YAML list.
+*/}}
+{{- define "cozystack-policies.contextAwareResources" -}}
+{{- $root := index . 0 -}}
+{{- $metadata := index (include "cozystack-policies.metadata" $root | fromYaml) (index . 1) -}}
+{{- $reads := list -}}
+{{- range $metadata.contextAwareResources -}}
+{{- if or $root.Values.policyServer.serviceAccount.readHelmReleases (ne .apiVersion "helm.toolkit.fluxcd.io/v2") -}}
+{{- $reads = append $reads . -}}
+{{- end -}}
+{{- end -}}
+{{- toYaml $reads -}}
 {{- end }}
 
 {{/*

@@ -2,7 +2,7 @@
 //! comment is its help) and its `run`; this list is the one place a
 //! subcommand is added. What several of them share lives beside this
 //! folder, in modules named for what they hold (`bundle`, `manifests`,
-//! `finding`, `checklist`, `oci`).
+//! `finding`, `checklist`, `oci`, `installation`).
 //!
 //! These are what users run; the team's own tasks (building dist/, the
 //! benchmarks, the generated files) are `cargo xtask` (xtask/).
@@ -13,6 +13,7 @@ commands! {
     check,
     preflight,
     snapshot_command,
+    wiring,
     report,
     push,
 }

@@ -333,6 +333,15 @@ impl Snapshot {
         &self.credentials
     }
 
+    /// Its objects of `kind` in API `group` (`""`: core), at any version.
+    pub fn objects_of_kind<'s>(
+        &'s self,
+        group: &'s str,
+        kind: &'s str,
+    ) -> impl Iterator<Item = Value> + 's {
+        self.of_kind(group, kind, None).map(Stored::value)
+    }
+
     /// The objects of `group`/`kind` (any version), in `namespace` if given.
     fn of_kind<'s>(
         &'s self,

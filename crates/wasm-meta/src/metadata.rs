@@ -49,6 +49,22 @@ pub const SECRET_VALUES_ANNOTATION: &str = "io.cozystack-policies.secret-values"
 /// checks are non-empty, in the same form. The snapshot command records
 /// which of them are non-empty and never copies their values.
 pub const SECRET_CREDENTIALS_ANNOTATION: &str = "io.cozystack-policies.secret-credentials";
+/// The objects of other kinds of `contextAwareResources` a policy reads
+/// only by name (`get`), never listing the kind:
+/// `<apiVersion>/<Kind> [namespace/]name`, comma-separated
+/// (`v1/ConfigMap cozy-system/cozystack-version`). The PolicyServer's RBAC
+/// grants exactly these names of such a kind.
+pub const READ_BY_NAME_ANNOTATION: &str = "io.cozystack-policies.read-by-name";
+
+/// An object a policy reads by name ([`READ_BY_NAME_ANNOTATION`]).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct NamedRead {
+    pub api_version: String,
+    pub kind: String,
+    /// `None` for a cluster-scoped kind.
+    pub namespace: Option<String>,
+    pub name: String,
+}
 
 /// The paths (dotted, lists traversed) a policy's rules read of each object
 /// they judge, space-separated: the policy's `READS`. The snapshot command
@@ -316,6 +332,9 @@ impl Metadata {
                 }
             }
         }
+        if let Err(message) = self.reads_by_name() {
+            return invalid(message);
+        }
         match (reads_secrets, self.secrets()) {
             (_, Err(message)) => return invalid(message),
             (true, Ok(names)) if names.is_empty() => {
@@ -400,6 +419,60 @@ impl Metadata {
             .collect()
     }
 
+    /// The objects of other kinds the policy reads only by name
+    /// ([`READ_BY_NAME_ANNOTATION`]), each of a kind of its
+    /// `contextAwareResources` and none a Secret (those are
+    /// [`SECRETS_ANNOTATION`]'s).
+    pub fn reads_by_name(&self) -> Result<Vec<NamedRead>, String> {
+        let Some(list) = self.annotations.get(READ_BY_NAME_ANNOTATION) else {
+            return Ok(Vec::new());
+        };
+        let mut reads = Vec::new();
+        for entry in list.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+            let malformed = || {
+                format!(
+                    "annotation {READ_BY_NAME_ANNOTATION}: {entry:?} is not `<apiVersion>/<Kind> [namespace/]name`"
+                )
+            };
+            let (kind, object) = entry.split_once(' ').ok_or_else(malformed)?;
+            let (api_version, kind) = kind.rsplit_once('/').ok_or_else(malformed)?;
+            let object = object.trim();
+            let (namespace, name) = match object.split_once('/') {
+                Some((namespace, name)) => (Some(namespace.to_owned()), name),
+                None => (None, object),
+            };
+            if api_version.is_empty()
+                || kind.is_empty()
+                || name.is_empty()
+                || name.contains('/')
+                || namespace.as_deref() == Some("")
+            {
+                return Err(malformed());
+            }
+            if (api_version, kind) == ("v1", "Secret") {
+                return Err(format!(
+                    "annotation {READ_BY_NAME_ANNOTATION}: Secrets are named in {SECRETS_ANNOTATION}"
+                ));
+            }
+            if !self
+                .context_aware_resources
+                .iter()
+                .any(|r| r.api_version == api_version && r.kind == kind)
+            {
+                return Err(format!(
+                    "annotation {READ_BY_NAME_ANNOTATION}: {api_version}/{kind} is not in contextAwareResources"
+                ));
+            }
+            reads.push(NamedRead {
+                api_version: api_version.to_owned(),
+                kind: kind.to_owned(),
+                namespace,
+                name: name.to_owned(),
+            });
+        }
+        Ok(reads)
+    }
+
     /// What the policy reads of each Secret it names: the keys of
     /// [`SECRET_VALUES_ANNOTATION`] and [`SECRET_CREDENTIALS_ANNOTATION`]
     /// for each Secret of [`SECRETS_ANNOTATION`].
@@ -454,6 +527,17 @@ impl Metadata {
         self.annotations
             .get(TITLE_ANNOTATION)
             .map_or("", String::as_str)
+    }
+
+    /// The webhook timeout the bundle gives the policy, in seconds: 10 for
+    /// a context-aware policy, whose evaluation waits for the API server,
+    /// 5 otherwise.
+    pub fn timeout_seconds(&self) -> u8 {
+        if self.context_aware_resources.is_empty() {
+            5
+        } else {
+            10
+        }
     }
 
     /// The policy version annotation.
@@ -658,6 +742,57 @@ annotations:
                 .to_string()
                 .contains("has no v1/Secret")
         );
+    }
+
+    #[test]
+    fn objects_read_by_name_are_of_context_aware_kinds() {
+        let mut metadata: Metadata = serde_saphyr::from_str(YAML).unwrap();
+        assert_eq!(metadata.reads_by_name().unwrap(), Vec::new());
+        metadata.context_aware_resources.push(ContextAwareResource {
+            api_version: "v1".into(),
+            kind: "ConfigMap".into(),
+        });
+        metadata.context_aware_resources.push(ContextAwareResource {
+            api_version: "apiextensions.k8s.io/v1".into(),
+            kind: "CustomResourceDefinition".into(),
+        });
+        metadata.annotations.insert(
+            READ_BY_NAME_ANNOTATION.into(),
+            "v1/ConfigMap cozy-system/cozystack-version, \
+             apiextensions.k8s.io/v1/CustomResourceDefinition bucketclaims.objectstorage.k8s.io"
+                .into(),
+        );
+        metadata.check().unwrap();
+        assert_eq!(
+            metadata.reads_by_name().unwrap(),
+            vec![
+                NamedRead {
+                    api_version: "v1".into(),
+                    kind: "ConfigMap".into(),
+                    namespace: Some("cozy-system".into()),
+                    name: "cozystack-version".into(),
+                },
+                NamedRead {
+                    api_version: "apiextensions.k8s.io/v1".into(),
+                    kind: "CustomResourceDefinition".into(),
+                    namespace: None,
+                    name: "bucketclaims.objectstorage.k8s.io".into(),
+                },
+            ]
+        );
+        for (annotation, problem) in [
+            ("v1/Pod a/b", "is not in contextAwareResources"),
+            ("v1/Secret a/b", "are named in"),
+            ("ConfigMap a/b", "is not `<apiVersion>/<Kind>"),
+            ("v1/ConfigMap", "is not `<apiVersion>/<Kind>"),
+            ("v1/ConfigMap /b", "is not `<apiVersion>/<Kind>"),
+        ] {
+            metadata
+                .annotations
+                .insert(READ_BY_NAME_ANNOTATION.into(), annotation.into());
+            let error = metadata.check().unwrap_err().to_string();
+            assert!(error.contains(problem), "{annotation}: {error}");
+        }
     }
 
     #[test]

@@ -1,6 +1,8 @@
-//! Kubewarden's CRDs (`policies.kubewarden.io`, Kubewarden 1.35, in the
-//! team's fact base `../shared/data/kubewarden-v1.35.0/crds`, or
-//! `KUBEWARDEN_CRDS`), as the API server checks an object against them:
+//! Kubewarden's CRDs (`policies.kubewarden.io`): Kubewarden 1.35's, in the
+//! team's fact base `../shared/data/kubewarden-v1.35.0/crds` (or
+//! `KUBEWARDEN_CRDS`), and 1.37.2's PolicyServer and ClusterAdmissionPolicy
+//! (`tests/data/kubewarden-crds-v1.37.2`), as the API server checks an
+//! object against them:
 //! each served version's `openAPIV3Schema`, with every object closed to the
 //! fields it declares (the API server prunes the others without a word,
 //! unless `x-kubernetes-preserve-unknown-fields` keeps them).
@@ -25,6 +27,17 @@ impl Crds {
             || e2e::root().join("../shared/data/kubewarden-v1.35.0/crds"),
             PathBuf::from,
         );
+        Self::read(dir)
+    }
+
+    /// Kubewarden 1.37.2's, which declare the PolicyServer's `labels`,
+    /// ports and `namespacedPoliciesCapabilities`.
+    pub fn newest() -> Result<Crds, String> {
+        Self::read(e2e::root().join("e2e/tests/data/kubewarden-crds-v1.37.2"))?
+            .ok_or_else(|| "e2e/tests/data/kubewarden-crds-v1.37.2 is missing".to_owned())
+    }
+
+    fn read(dir: PathBuf) -> Result<Option<Crds>, String> {
         if !dir.is_dir() {
             if std::env::var("CI").is_ok_and(|ci| ci == "true") {
                 return Err(format!(

@@ -30,6 +30,7 @@ use capabilities::snapshot::{
 use host::PolicyModule;
 
 use super::template;
+use super::wiring::{self, Where};
 use crate::checklist::checks::{CHECKS, Judged};
 
 /// One `kubectl get` of the script.
@@ -49,8 +50,11 @@ struct Get {
 enum Template {
     /// The fields of the kind, after the shared templates (`$lib`).
     Fields(String),
-    /// A Secret's, which is whole in itself.
-    Secret(String),
+    /// One whole in itself: a Secret's, and the wiring capture's own.
+    Own(String),
+    /// None: the objects as the API server serves them (the wiring
+    /// capture's Kubewarden objects).
+    Whole,
 }
 
 /// Kinds the script never captures whole, whatever `contextAwareResources`
@@ -170,7 +174,7 @@ fn gets(modules: &[PolicyModule]) -> Result<Vec<Get>> {
             resource: "secrets".to_owned(),
             api_version: "v1".to_owned(),
             kind: "Secret".to_owned(),
-            template: Template::Secret(secret_template(&values, &credentials)),
+            template: Template::Own(secret_template(&values, &credentials)),
             only: Some((read.namespace.clone(), read.name.clone())),
         });
     }
@@ -266,14 +270,40 @@ const CAPTURE: &str = r#"capture() { # API_VERSION KIND RESOURCE [NAMESPACE NAME
   } >>"$tmp/reads"
 }"#;
 
+/// The reads of the wiring capture that the policies' reads do not make
+/// already ([`wiring::gets`]).
+fn wiring_gets(place: &Where, gets: &[Get]) -> Vec<Get> {
+    let whole: BTreeSet<&str> = gets
+        .iter()
+        .filter(|g| g.only.is_none())
+        .map(|g| g.resource.as_str())
+        .collect();
+    wiring::gets(place)
+        .into_iter()
+        .map(|w| Get {
+            resource: w.resource.to_owned(),
+            api_version: w.api_version.to_owned(),
+            kind: w.kind.to_owned(),
+            only: w.only,
+            template: w.template.map_or(Template::Whole, Template::Own),
+        })
+        .filter(|w| !whole.contains(w.resource.as_str()) && !gets.contains(w))
+        .collect()
+}
+
 /// The shell block: `bash` reads the script from the here-document, so it
 /// runs the same from any shell, and its exit status is the script's.
-pub fn snapshot_command(modules: &[PolicyModule]) -> Result<String> {
-    let mut out = String::from(
+pub fn snapshot_command(modules: &[PolicyModule], place: &Where) -> Result<String> {
+    let then = if place.wiring {
+        "Then: cozystack-policies wiring snapshot.yaml"
+    } else {
+        "Then: cozystack-policies preflight snapshot.yaml"
+    };
+    let mut out = format!(
         "# What the bundle's policies read and the 1.6 upgrade checklist judges, from the management\n\
          # cluster, into snapshot.yaml, with how each read ended: of each object only the fields the\n\
          # rules read, credentials only as whether they are set.\n\
-         # Exits 1 when a read failed. Then: cozystack-policies preflight snapshot.yaml\n\
+         # Exits 1 when a read failed. {then}\n\
          bash -s <<'CAPTURE'\n\
          set -u\n\
          out=snapshot.yaml failed=0\n\
@@ -285,8 +315,14 @@ pub fn snapshot_command(modules: &[PolicyModule]) -> Result<String> {
     out.push('\n');
     out.push_str(CAPTURE);
     out.push('\n');
-    out.push_str(&format!("lib={}\n", quoted(&template::library())));
-    for get in gets(modules)? {
+    out.push_str(&format!("lib={}
+", quoted(&template::library())));
+    let mut gets = gets(modules)?;
+    if place.wiring {
+        let more = wiring_gets(place, &gets);
+        gets.extend(more);
+    }
+    for get in gets {
         let mut words = vec![
             word(&get.api_version),
             word(&get.kind),
@@ -296,9 +332,13 @@ pub fn snapshot_command(modules: &[PolicyModule]) -> Result<String> {
         words.extend([word(&namespace), word(&name)]);
         words.push(match get.template {
             Template::Fields(body) => format!("\"$lib\"{}", quoted(&body)),
-            Template::Secret(body) => quoted(&body),
+            Template::Own(body) => quoted(&body),
+            Template::Whole => quoted(""),
         });
         out.push_str(&format!("capture {}\n", words.join(" ")));
+    }
+    if place.wiring {
+        out.push_str(&wiring::script(modules, place, quoted));
     }
     out.push_str(&format!(
         "{{\n  echo ---\n  echo 'apiVersion: {CAPTURE_API_VERSION}'\n  echo 'kind: {CAPTURE_KIND}'\n  \

@@ -34,7 +34,9 @@ use schemars::{JsonSchema, Schema};
 use serde::Serialize;
 use serde_json::{Value, json};
 use shared::sdk::settings::SettingsValidationResponse;
-use wasm_meta::metadata::{ContextAwareResource, MODULE_REGISTRY, OCI_URL_ANNOTATION, WebhookRule};
+use wasm_meta::metadata::{
+    ContextAwareResource, MODULE_REGISTRY, OCI_URL_ANNOTATION, RuleOperation, WebhookRule,
+};
 
 /// The chart, relative to the repository root.
 const CHART_DIR: &str = "charts/cozystack-policies";
@@ -58,6 +60,14 @@ struct ChartPolicy {
     background_audit: bool,
     context_aware_resources: Vec<ContextAwareResource>,
     reads: Vec<Read>,
+    /// The webhook's timeout: 10 s for a context-aware policy, whose
+    /// evaluation waits for the API server, 5 s otherwise.
+    timeout_seconds: u8,
+    /// The kind behind each resource of the rules, by group and resource:
+    /// Helm's `.Capabilities.APIVersions` lists what a cluster serves by
+    /// kind (`apps.cozystack.io/v1alpha1/Postgres`), the rules name it by
+    /// resource.
+    kinds: BTreeMap<String, BTreeMap<String, String>>,
     /// Whether the settings take `cozystackVersion`, which the chart's
     /// value of that name fills in when the policy's settings leave it out.
     release_setting: bool,
@@ -66,15 +76,81 @@ struct ChartPolicy {
 /// The setting that selects the Cozystack release a policy judges for.
 const RELEASE_SETTING: &str = "cozystackVersion";
 
+/// The kinds of the resources the policies' rules name outside
+/// `apps.cozystack.io` (whose kinds are `shared::apps::APP_KINDS`), each
+/// found by its plural (`shared::apps::plural`).
+const RULE_KINDS: &[&str] = &[
+    "ConfigMap",
+    "EtcdBackup",
+    "EtcdBackupSchedule",
+    "EtcdCluster",
+    "KubeadmConfigTemplate",
+    "Namespace",
+    "Node",
+    "Package",
+    "SecurityGroup",
+    "StorageClass",
+];
+
+/// The kind served as `resource` of `group`, for Helm's capabilities.
+fn rule_kind(group: &str, resource: &str) -> Option<String> {
+    if group == shared::apps::APPS_GROUP {
+        return shared::apps::app_kind_by_plural(resource).map(|app| app.kind.to_owned());
+    }
+    RULE_KINDS
+        .iter()
+        .find(|kind| shared::apps::plural(group, kind) == resource)
+        .map(|kind| (*kind).to_owned())
+}
+
+/// The kind of every resource `rules` name, by group and resource; a rule
+/// with CREATE names one group and one version (the chart splits its
+/// resources by what the cluster serves, which needs both).
+fn rule_kinds(name: &str, rules: &[WebhookRule]) -> Result<BTreeMap<String, BTreeMap<String, String>>> {
+    let mut kinds: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    for rule in rules {
+        if rule.api_groups.iter().chain(&rule.resources).any(|item| item == "*") {
+            continue;
+        }
+        // audit-scanner looks for CREATE itself: `*` is not it.
+        let creates = rule
+            .operations
+            .contains(&RuleOperation::Only(shared::Operation::Create));
+        if creates && (rule.api_groups.len() != 1 || rule.api_versions.len() != 1) {
+            bail!(
+                "{name}: a rule with CREATE names one API group and one version, so the chart can keep \
+                 what the cluster serves audited (audit-scanner errors a policy on an unserved resource)"
+            );
+        }
+        for group in &rule.api_groups {
+            for resource in &rule.resources {
+                let kind = rule_kind(group, resource).with_context(|| {
+                    format!(
+                        "{name}: the kind of {resource} ({group:?}) is unknown: add it to RULE_KINDS \
+                         (xtask/src/commands/chart/generate.rs)"
+                    )
+                })?;
+                kinds
+                    .entry(group.clone())
+                    .or_default()
+                    .insert(resource.clone(), kind);
+            }
+        }
+    }
+    Ok(kinds)
+}
+
 /// A resource the PolicyServer's service account may read: get, list and
-/// watch, or, for Secrets, get of the ones a policy names (it checks their
-/// existence and reads nothing else of them).
+/// watch, or get of the objects a policy reads by name (Secrets, whose
+/// existence it checks and of which it reads nothing else, and the objects
+/// of `io.cozystack-policies.read-by-name`).
 #[derive(Debug, Serialize, PartialEq, Eq, PartialOrd, Ord)]
 #[serde(rename_all = "camelCase")]
 struct Read {
     api_group: String,
     resource: String,
-    /// Secrets by name (`io.cozystack-policies.secrets`); empty otherwise.
+    /// The objects read by name (`io.cozystack-policies.secrets`,
+    /// `io.cozystack-policies.read-by-name`); empty for a kind read whole.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     names: Vec<String>,
 }
@@ -185,6 +261,19 @@ fn chart_policy(policy: &Declared) -> Result<ChartPolicy> {
             );
         }
     }
+    let by_name = metadata
+        .reads_by_name()
+        .map_err(|problem| anyhow::anyhow!("{}: {problem}", policy.name))?;
+    for (read, resource) in reads.iter_mut().zip(&metadata.context_aware_resources) {
+        read.names.extend(
+            by_name
+                .iter()
+                .filter(|named| named.api_version == resource.api_version && named.kind == resource.kind)
+                .map(|named| named.name.clone()),
+        );
+        read.names.sort();
+        read.names.dedup();
+    }
     reads.sort();
     reads.dedup();
     Ok(ChartPolicy {
@@ -199,6 +288,8 @@ fn chart_policy(policy: &Declared) -> Result<ChartPolicy> {
         background_audit: metadata.background_audit,
         context_aware_resources: metadata.context_aware_resources.clone(),
         reads,
+        timeout_seconds: metadata.timeout_seconds(),
+        kinds: rule_kinds(policy.name, &metadata.rules)?,
         release_setting: false,
     })
 }
@@ -210,8 +301,14 @@ fn mode_schema(description: &str) -> Value {
 
 /// One policy's values: `enabled`, `mode`, `settings`, `module`, and its
 /// webhook's failure policy, timeouts and namespaces.
-fn policy_values_schema(name: &str, description: &str, settings: Value) -> Value {
+fn policy_values_schema(policy: &SchemaPolicy) -> Value {
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+    let SchemaPolicy {
+        name,
+        description,
+        settings,
+        timeout_seconds,
+    } = policy;
     json!({
         "type": "object",
         "additionalProperties": false,
@@ -220,8 +317,8 @@ fn policy_values_schema(name: &str, description: &str, settings: Value) -> Value
             "enabled": {"type": "boolean", "description": "Install this policy's ClusterAdmissionPolicy."},
             "mode": mode_schema("This policy's mode; the chart's `mode` when unset (monitor for the report-only upgrade-gate and upgrade-readiness)."),
             "failurePolicy": {"type": "string", "enum": ["Fail", "Ignore"], "description": "What the API server does when the policy-server does not answer: Fail rejects the request, Ignore lets it through. Unset, it follows the policy's mode: Ignore in monitor, Fail in protect."},
-            "timeoutSeconds": timeout_schema("The webhook's timeout; the policy's template sets 5, or 10 for a context-aware policy."),
-            "timeoutEvalSeconds": timeout_schema("The timeout of the evaluation in policy-server, after which the failure policy applies; policy-server's own when unset."),
+            "timeoutSeconds": timeout_schema(&format!("The webhook's timeout; {timeout_seconds} when unset (10 for a context-aware policy, whose evaluation waits for the API server, 5 otherwise).")),
+            "timeoutEvalSeconds": timeout_schema("The timeout of the evaluation in policy-server, after which the failure policy applies: at most timeoutSeconds (Kubewarden refuses more); one second below timeoutSeconds when unset, at least 2."),
             "skipNamespaces": {"type": "array", "items": namespace_schema(), "description": "More namespaces this policy leaves out, besides the chart's `skipNamespaces` and Kubewarden's namespace."},
             "namespaceSelector": kubernetes_schema::<LabelSelector>(),
             "settings": settings,
@@ -236,16 +333,56 @@ fn policy_values_schema(name: &str, description: &str, settings: Value) -> Value
                 },
             },
         },
+        "allOf": evaluation_within_timeout(*timeout_seconds),
     })
 }
 
 /// An OCI tag (the distribution spec's `[a-zA-Z0-9_][a-zA-Z0-9._-]{0,127}`).
 const TAG_PATTERN: &str = "^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$";
 
+/// Where the values schema keeps [`evaluation_within_webhook`].
+const EVALUATION_WITHIN_WEBHOOK: &str = "evaluationWithinWebhook";
+
+/// What a policy's values say when its `timeoutEvalSeconds` is above its
+/// `timeoutSeconds`, which Kubewarden's webhook refuses
+/// (`api/policies/v1/policy_validation.go:314-332`): JSON Schema cannot
+/// compare two values, so one `if`/`then` for each timeout, kept once in
+/// the schema's `$defs`.
+fn evaluation_within_webhook() -> Value {
+    let conditions: Vec<Value> = (TIMEOUT_MINIMUM..TIMEOUT_MAXIMUM)
+        .map(|timeout| {
+            json!({
+                "if": {"required": ["timeoutSeconds"], "properties": {"timeoutSeconds": {"const": timeout}}},
+                "then": {"properties": {"timeoutEvalSeconds": {"maximum": timeout}}},
+            })
+        })
+        .collect();
+    json!({
+        "description": "timeoutEvalSeconds at most timeoutSeconds, which Kubewarden's webhook refuses otherwise.",
+        "allOf": conditions,
+    })
+}
+
+/// [`evaluation_within_webhook`], and the same for a policy whose
+/// `timeoutSeconds` is unset (`default`).
+fn evaluation_within_timeout(default: u8) -> Value {
+    json!([
+        {"$ref": format!("#/$defs/{EVALUATION_WITHIN_WEBHOOK}")},
+        {
+            "if": {"not": {"required": ["timeoutSeconds"]}},
+            "then": {"properties": {"timeoutEvalSeconds": {"maximum": default}}},
+        },
+    ])
+}
+
+/// The range of the ClusterAdmissionPolicy CRD for both timeouts.
+const TIMEOUT_MINIMUM: u8 = 2;
+const TIMEOUT_MAXIMUM: u8 = 30;
+
 /// A webhook timeout: the ClusterAdmissionPolicy CRD's range for both
 /// `timeoutSeconds` and `timeoutEvalSeconds`.
 fn timeout_schema(description: &str) -> Value {
-    json!({"type": "integer", "minimum": 2, "maximum": 30, "description": description})
+    json!({"type": "integer", "minimum": TIMEOUT_MINIMUM, "maximum": TIMEOUT_MAXIMUM, "description": description})
 }
 
 /// A namespace's name: a DNS-1123 label.
@@ -383,7 +520,8 @@ fn policy_server_schema() -> Value {
                 },
             },
             "replicas": {"type": "integer", "minimum": 1},
-            "maxUnavailable": {"description": "Of the PodDisruptionBudget the controller creates: how many pods a drain may evict at once, at least 1 or 1%, so that the budget never blocks a drain.", "type": ["integer", "string"], "minimum": 1, "pattern": "^([1-9][0-9]?|100)%$"},
+            "maxUnavailable": {"description": "Of the chart's PodDisruptionBudget (unhealthyPodEvictionPolicy AlwaysAllow: a pod that is not ready is always evicted): how many ready pods a drain may evict at once, at least 1 or 1%, so that the budget never blocks a drain.", "type": ["integer", "string"], "minimum": 1, "pattern": "^([1-9][0-9]?|100)%$"},
+            "minAvailable": {"description": "Instead of maxUnavailable: how many ready pods a drain keeps, below replicas (the chart refuses more) or a percentage below 100%; empty for maxUnavailable.", "type": ["integer", "string"], "minimum": 0, "pattern": "^(([0-9]|[1-9][0-9])%)?$"},
             "resources": {
                 "type": "object",
                 "additionalProperties": false,
@@ -393,6 +531,18 @@ fn policy_server_schema() -> Value {
             "tolerations": {"type": "array", "items": kubernetes_schema::<Toleration>()},
             "priorityClassName": {"type": "string"},
             "annotations": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Annotations of the policy-server pods."},
+            "labels": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Labels of the policy-server Deployment and pods (Kubewarden 1.37 or later); the controller's own win."},
+            "namespacedPoliciesCapabilities": {"type": "array", "items": {"type": "string", "pattern": "^(\\*|[a-z0-9_-]+(/[a-z0-9_-]+)*(/\\*)?)$"}, "description": "The host capabilities namespaced policies on this PolicyServer may call (`*`, `oci/*`, `net/v1/dns_lookup_host`); empty for Kubewarden's default, all of them."},
+            "ports": {
+                "type": "object",
+                "additionalProperties": false,
+                "description": "policy-server's ports (Kubewarden 1.37 or later); Kubewarden's defaults when unset.",
+                "properties": {
+                    "webhook": {"type": "integer", "minimum": 1, "maximum": 65535, "description": "The webhook's (8443); the network policy admits this one."},
+                    "readinessProbe": {"type": "integer", "minimum": 1, "maximum": 65535, "description": "The readiness probe's (8081)."},
+                    "metrics": {"type": "integer", "minimum": 1, "maximum": 65535, "description": "The metrics Service's (the controller's, 8080)."},
+                },
+            },
             "env": {"type": "array", "items": kubernetes_schema::<EnvVar>(), "description": "Environment variables of the policy-server container."},
             "securityContexts": {
                 "type": "object",
@@ -413,6 +563,7 @@ fn policy_server_schema() -> Value {
                 "properties": {
                     "create": {"type": "boolean", "description": "Create the service account and the ClusterRole that lets it read what the context-aware policies look up."},
                     "name": object_name_schema("The PolicyServer's service account.", false),
+                    "readHelmReleases": {"type": "boolean", "description": "Let the PolicyServer read HelmReleases, whose values hold the tenants' application settings and passwords: securitygroup-validity and upgrade-gate need them; false, their checks that do report NOT CHECKED."},
                 },
             },
             "verificationConfig": verification_schema(),
@@ -446,29 +597,33 @@ fn audit_scanner_schema() -> Value {
                 "description": "audit-scanner's service account: Kubewarden's chart's auditScanner.serviceAccountName, in the namespace Kubewarden is installed into.",
                 "properties": {
                     "name": object_name_schema("The service account's name.", false),
-                    "namespace": namespace_schema(),
+                    "namespace": {"anyOf": [namespace_schema(), {"const": ""}], "description": "Its namespace; kubewardenNamespace when empty."},
                 },
             },
         },
     })
 }
 
-/// The chart's `values.schema.json` for `policies` (name, description,
-/// settings schema).
-fn values_schema(policies: &[(String, String, Value)]) -> Value {
+/// What the values schema says of one policy.
+struct SchemaPolicy {
+    name: String,
+    description: String,
+    settings: Value,
+    /// Its webhook's timeout when the values leave it unset.
+    timeout_seconds: u8,
+}
+
+/// The chart's `values.schema.json` for `policies`.
+fn values_schema(policies: &[SchemaPolicy]) -> Value {
     let per_policy: serde_json::Map<String, Value> = policies
         .iter()
-        .map(|(name, description, settings)| {
-            (
-                name.clone(),
-                policy_values_schema(name, description, settings.clone()),
-            )
-        })
+        .map(|policy| (policy.name.clone(), policy_values_schema(policy)))
         .collect();
     json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$comment": "Written by `cargo xtask chart` (make chart) from each policy's settings type: do not edit, regenerate.",
         "title": "Values of the cozystack-policies chart",
+        "$defs": {EVALUATION_WITHIN_WEBHOOK: evaluation_within_webhook()},
         "type": "object",
         "additionalProperties": false,
         "properties": {
@@ -575,7 +730,12 @@ pub fn generate(root: &Path) -> Result<Generated> {
             .get("io.kubewarden.policy.description")
             .map(|text| text.split_whitespace().collect::<Vec<_>>().join(" "))
             .unwrap_or_default();
-        schemas.push((policy.name.to_owned(), description, settings));
+        schemas.push(SchemaPolicy {
+            name: policy.name.to_owned(),
+            description,
+            settings,
+            timeout_seconds: entry.timeout_seconds,
+        });
         chart_policies.insert(policy.name, entry);
     }
     let policies_yaml = format!(
@@ -770,6 +930,60 @@ mod tests {
                 resource: "secrets".into(),
                 names: vec!["cozy-backups-creds".into(), "patch-containerd".into()],
             }]
+        );
+    }
+
+    #[test]
+    fn objects_read_by_name_are_granted_by_name() {
+        let entry = chart_policy(find("upgrade-gate")).unwrap();
+        let named: Vec<(&str, &[String])> = entry
+            .reads
+            .iter()
+            .filter(|r| !r.names.is_empty())
+            .map(|r| (r.resource.as_str(), r.names.as_slice()))
+            .collect();
+        assert_eq!(
+            named,
+            [
+                ("configmaps", &["cozystack-version".to_owned()][..]),
+                ("secrets", &["cozy-backups-creds".to_owned(), "patch-containerd".to_owned()][..]),
+                ("customresourcedefinitions", &["bucketclaims.objectstorage.k8s.io".to_owned()][..]),
+            ]
+        );
+    }
+
+    #[test]
+    fn every_rule_resource_has_its_kind_and_context_aware_policies_wait_longer() {
+        for policy in registry::policies().unwrap() {
+            let entry = chart_policy(policy).unwrap();
+            for rule in &policy.metadata.rules {
+                for (group, resource) in rule
+                    .api_groups
+                    .iter()
+                    .flat_map(|g| rule.resources.iter().map(move |r| (g, r)))
+                    .filter(|(g, r)| *g != "*" && *r != "*")
+                {
+                    assert!(
+                        entry.kinds.get(group).and_then(|k| k.get(resource)).is_some(),
+                        "{}: {group}/{resource}",
+                        policy.name
+                    );
+                }
+            }
+            let expected = if policy.metadata.context_aware_resources.is_empty() {
+                5
+            } else {
+                10
+            };
+            assert_eq!(entry.timeout_seconds, expected, "{}", policy.name);
+        }
+        let entry = chart_policy(find("values-schema")).unwrap();
+        assert_eq!(entry.kinds["apps.cozystack.io"]["kuberneteses"], "Kubernetes");
+        let entry = chart_policy(find("upgrade-readiness")).unwrap();
+        assert_eq!(entry.kinds[""]["configmaps"], "ConfigMap");
+        assert_eq!(
+            entry.kinds["bootstrap.cluster.x-k8s.io"]["kubeadmconfigtemplates"],
+            "KubeadmConfigTemplate"
         );
     }
 }

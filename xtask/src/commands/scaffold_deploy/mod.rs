@@ -106,7 +106,7 @@ fn scaffold(metadata: &Metadata) -> Result<ClusterAdmissionPolicy> {
                 "values": ["kube-system", KUBEWARDEN_NAMESPACE],
             }]},
             "matchConditions": [{"name": condition, "expression": expression}],
-            "timeoutSeconds": if metadata.context_aware_resources.is_empty() { 5 } else { 10 },
+            "timeoutSeconds": metadata.timeout_seconds(),
             "failurePolicy": "Ignore",
         },
     });

@@ -9,6 +9,7 @@ commands! {
     bench_server,
     artifacthub,
     chart,
+    import_release,
     scaffold_deploy,
     case_files,
     run,

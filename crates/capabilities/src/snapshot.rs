@@ -33,6 +33,9 @@ pub use capture::{
 use mask::masked;
 use selector::{field_selector, label_selector};
 
+use shared::lookup::{Cluster, GetResource, ListAll, ListByNamespace, LookupError};
+use shared::release::Found;
+
 use crate::replay::CapabilityRequest;
 
 /// The objects of a cluster, as captured, and what the capture read.
@@ -353,6 +356,61 @@ impl Snapshot {
                 other.describe()
             )),
         }
+    }
+}
+
+/// A snapshot answers a module's reads as policy-server would
+/// ([`Snapshot::answer`]), and the same reads made by the bundle's own
+/// code: the release the cluster records ([`Snapshot::cozystack_release`]).
+impl Cluster for Snapshot {
+    fn list_by_namespace(&self, request: &ListByNamespace<'_>) -> Result<Vec<u8>, LookupError> {
+        self.list(
+            request.api_version,
+            request.kind,
+            Some(request.namespace),
+            request.label_selector,
+            request.field_selector,
+            masks(request.field_masks).as_ref(),
+        )
+        .map_err(LookupError)
+    }
+
+    fn get(&self, request: &GetResource<'_>) -> Result<Vec<u8>, LookupError> {
+        Snapshot::get(
+            self,
+            request.api_version,
+            request.kind,
+            request.name,
+            request.namespace,
+            masks(request.field_masks).as_ref(),
+        )
+        .map_err(LookupError)
+    }
+
+    fn list_all(&self, request: &ListAll<'_>) -> Result<Vec<u8>, LookupError> {
+        self.list(
+            request.api_version,
+            request.kind,
+            None,
+            request.label_selector,
+            request.field_selector,
+            masks(request.field_masks).as_ref(),
+        )
+        .map_err(LookupError)
+    }
+}
+
+fn masks(masks: Option<&[&str]>) -> Option<BTreeSet<String>> {
+    masks.map(|masks| masks.iter().map(|m| (*m).to_owned()).collect())
+}
+
+impl Snapshot {
+    /// The Cozystack release the cluster records and whether the bundle
+    /// knows it, as the policies read it with `cozystackVersion: cluster`;
+    /// an error when the snapshot did not capture the Deployment that
+    /// records it (the preflight and the wiring report print either).
+    pub fn cozystack_release(&self) -> Result<Found, LookupError> {
+        Found::read(self)
     }
 }
 
@@ -815,5 +873,43 @@ mod tests {
                 .unwrap_err()
                 .contains("Kubernetes reads only")
         );
+    }
+
+    #[test]
+    fn a_snapshot_names_the_release_its_cluster_records() {
+        let operator = |image: &str| {
+            json!({"apiVersion": "apps/v1", "kind": "Deployment",
+                   "metadata": {"name": "cozystack-operator", "namespace": "cozy-system"},
+                   "spec": {"template": {"spec": {"containers": [
+                       {"name": "cozystack-operator", "image": image}]}}}})
+        };
+        let found = Snapshot::new(vec![operator(
+            "ghcr.io/cozystack/cozystack/cozystack-operator:v1.5.1@sha256:0",
+        )])
+        .unwrap()
+        .cozystack_release()
+        .unwrap();
+        assert_eq!(found.recorded, "v1.5.1");
+        assert_eq!(found.known, shared::Release::parse("v1.5.1"));
+        assert!(
+            found.to_string().ends_with("a release the bundle knows"),
+            "{found}"
+        );
+        let newer = Snapshot::new(vec![operator("cozystack-operator:v1.9.0")])
+            .unwrap()
+            .cozystack_release()
+            .unwrap();
+        assert_eq!(newer.known, None);
+        assert!(
+            newer
+                .to_string()
+                .contains("a release the bundle does not know"),
+            "{newer}"
+        );
+        let error = Snapshot::new(Vec::new())
+            .unwrap()
+            .cozystack_release()
+            .unwrap_err();
+        assert!(error.0.contains("the snapshot did not read"), "{error}");
     }
 }

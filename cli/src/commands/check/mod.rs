@@ -111,6 +111,9 @@ pub fn run(root: &Path, args: Args) -> Result<ExitCode> {
     if checklist {
         bundle = bundle.at_release(checklist::BEFORE_THE_UPGRADE, Release::V1_5_4);
     }
+    if !cluster.is_empty() {
+        bundle = bundle.from_cluster();
+    }
     let paths: Vec<PathBuf> = paths
         .iter()
         .map(|p| {

@@ -38,9 +38,18 @@ struct Get {
 /// grants: a snapshot has no business copying a cluster's configuration
 /// and credentials. The objects of them the policies read are captured by
 /// name (the Secrets of their metadata, the ConfigMaps the checklist
-/// names); a read of any other fails against the snapshot, so a rule that
-/// makes one says it did not check.
-const BY_NAME_ONLY: &[(&str, &str)] = &[("v1", "Secret"), ("v1", "ConfigMap")];
+/// names, the Deployment that records the cluster's release); a read of
+/// any other fails against the snapshot, so a rule that makes one says it
+/// did not check.
+const BY_NAME_ONLY: &[(&str, &str)] = &[
+    ("v1", "Secret"),
+    ("v1", "ConfigMap"),
+    ("apps/v1", "Deployment"),
+];
+
+/// The one Deployment a policy reads: the one that records the cluster's
+/// release ([`shared::release::recorded`]).
+const OPERATOR: (&str, &str) = ("apps/v1", "Deployment");
 
 /// Kinds whose objects the policies read only in part, and that are large
 /// or sensitive whole: a go-template keeps what they read.
@@ -102,6 +111,7 @@ fn gets(modules: &[PolicyModule]) -> Result<Vec<Get>> {
     let mut kinds: BTreeMap<String, (String, String)> = BTreeMap::new();
     let mut secrets: BTreeMap<(String, String), (BTreeSet<String>, BTreeSet<String>)> =
         BTreeMap::new();
+    let mut reads_release = false;
     let mut add_kind = |api_version: &str, kind: &str| {
         let (group, _) = shared::apps::group_version(api_version);
         kinds
@@ -113,9 +123,11 @@ fn gets(modules: &[PolicyModule]) -> Result<Vec<Get>> {
             continue;
         };
         for read in &metadata.context_aware_resources {
-            if !BY_NAME_ONLY.contains(&(read.api_version.as_str(), read.kind.as_str())) {
-                add_kind(&read.api_version, &read.kind);
+            let read = (read.api_version.as_str(), read.kind.as_str());
+            if !BY_NAME_ONLY.contains(&read) {
+                add_kind(read.0, read.1);
             }
+            reads_release |= read == OPERATOR;
         }
         for read in metadata.secret_reads().map_err(anyhow::Error::msg)? {
             let keys = secrets.entry((read.namespace, read.name)).or_default();
@@ -124,6 +136,14 @@ fn gets(modules: &[PolicyModule]) -> Result<Vec<Get>> {
         }
     }
     let mut named: BTreeSet<(String, String, String, String)> = BTreeSet::new();
+    if reads_release {
+        named.insert((
+            OPERATOR.0.to_owned(),
+            OPERATOR.1.to_owned(),
+            shared::release::OPERATOR_NAMESPACE.to_owned(),
+            shared::release::OPERATOR.to_owned(),
+        ));
+    }
     for check in CHECKS {
         if let Judged::Rules { targets, .. } = check.judged {
             for target in targets {

@@ -295,6 +295,17 @@ def name_probes(path: tuple, schema: dict) -> Iterator[tuple[str, Any]]:
             yield f"entry {json.dumps(key)[:20]} (len {len(key)}) as a name", {key: _example(extra)}
 
 
+def _line(version: str) -> str:
+    """``1.6`` of ``v1.6.2``."""
+    return ".".join(version.removeprefix("v").split(".")[:2])
+
+
+def _on_line(version: str, named: str) -> bool:
+    """Whether ``version`` is the release ``named`` or of the line it names
+    (``v1.5``)."""
+    return version == named or (named.count(".") == 1 and _line(version) == named.removeprefix("v"))
+
+
 def samples(
     release: Release, policies: Path, seed: int, per_kind: int, chart_defaults: dict[str, dict], names: bool = True
 ) -> list[Sample]:
@@ -322,7 +333,7 @@ def samples(
         probe_file = probes_dir / f"{kind}.yaml"
         if probe_file.is_file():
             for probe in yaml.safe_load(probe_file.read_text()) or []:
-                if release.version in probe.get("skip", []):
+                if any(_on_line(release.version, skipped) for skipped in probe.get("skip", [])):
                     continue
                 meta = probe.get("metadata") or {}
                 spec = {**base, **(probe.get("spec") or {})}
@@ -332,7 +343,9 @@ def samples(
                     obj = {**obj, "installed": probe["installed"]}
                 found.append(("probe", probe["note"], obj))
         for entry in site_probes:
-            if entry["release"] == release.version and entry["kind"] == kind:
+            # A site's probe serves every release of its line: a patch
+            # release that kept the site fails there too.
+            if _line(entry["release"]) == _line(release.version) and entry["kind"] == kind:
                 meta = entry.get("metadata") or {}
                 found.append(("site", f"{entry['where']}: {entry['note']}",
                               _object(app, entry["spec"], meta.get("name"), meta.get("namespace"))))

@@ -29,7 +29,11 @@ pub struct AppKind {
     pub release_prefix: &'static str,
 }
 
-pub use crate::release::APP_KINDS;
+// Written by `cargo xtask import-release`, as it writes it.
+#[rustfmt::skip]
+mod kinds;
+
+pub use kinds::APP_KINDS;
 
 /// The application kind called `kind` (exact, case-sensitive, as the API).
 pub fn app_kind(kind: &str) -> Option<&'static AppKind> {

@@ -11,9 +11,8 @@
 //! - [`verdict`] and [`warnings`]: findings tagged with their rule, refusals and the SDK's
 //!   response, with warnings fitted to what the API server passes on;
 //! - [`settings`]: exact settings validation and exemptions;
-//! - [`apps`] and [`validators`]: platform facts and Kubernetes syntax;
-//! - [`release`]: the Cozystack releases the bundle knows, and the one a
-//!   cluster runs;
+//! - [`apps`] and [`validators`]: platform facts and Kubernetes syntax
+//!   (the releases the bundle knows are the `release` crate's);
 //! - [`first_seen`]: earlier entries of a list by key, without rescanning it;
 //! - [`lookup`]: cluster reads through the host's context-aware capabilities;
 //! - [`policy!`]: the waPC entry points, built only with the policy crate's
@@ -25,7 +24,6 @@ pub mod field;
 pub mod findings;
 pub mod first_seen;
 pub mod lookup;
-pub mod release;
 pub mod request;
 pub mod rule;
 mod select;
@@ -40,12 +38,11 @@ pub use findings::Findings;
 pub use kubewarden_policy_sdk as sdk;
 pub use kubewarden_policy_sdk::settings::Validatable;
 pub use lookup::Cluster;
-pub use release::Release;
 pub use request::{Operation, Request, User};
 pub use rule::{Catalogue, Level, NOT_CHECKED_SUFFIX, Rule, is_not_checked};
 pub use select::{Reads, Selection};
 pub use serde_json::Value;
-pub use settings::{CozystackVersion, Exemptions, FROM_CLUSTER, RuleIds};
+pub use settings::{Exemptions, RuleIds};
 pub use verdict::{Finding, FindingKind, ParsedLine, Refusal, Review, Tag, Verdict};
 
 use kubewarden_policy_sdk::wapc_guest::CallResult;

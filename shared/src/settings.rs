@@ -11,8 +11,6 @@ use serde::de::DeserializeOwned;
 use kubewarden_policy_sdk::settings::{SettingsValidationResponse, Validatable};
 use kubewarden_policy_sdk::wapc_guest::CallResult;
 
-use crate::lookup::Cluster;
-use crate::release::{Release, Resolved};
 use crate::request::User;
 use crate::rule::Rule;
 use crate::validators::{is_dns1123_label, is_dns1123_subdomain};
@@ -74,82 +72,6 @@ impl Exemptions {
                         == Some((namespace, name))
                 })
             })
-    }
-}
-
-/// The setting `cozystackVersion`: the Cozystack release whose charts a
-/// policy judges by. A release the bundle knows (`v1.6.2`, with or without
-/// the `v`; [`Release::list`]), [`FROM_CLUSTER`] for the release the
-/// cluster records ([`crate::release::recorded`]), or unset for the newest
-/// release the bundle knows. Kept as written, so that
-/// [`CozystackVersion::validate`] can quote a wrong one.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(transparent)]
-pub struct CozystackVersion(Option<String>);
-
-/// The value of `cozystackVersion` that reads the cluster's release (and,
-/// for values-schema, the schemas of its ApplicationDefinitions).
-pub const FROM_CLUSTER: &str = "cluster";
-
-impl CozystackVersion {
-    /// The setting as written, for a policy's own settings in a test.
-    pub fn named(text: &str) -> Self {
-        Self(Some(text.to_owned()))
-    }
-
-    /// Whether the setting asks for the cluster's release.
-    pub fn reads_cluster(&self) -> bool {
-        self.0.as_deref().map(str::trim) == Some(FROM_CLUSTER)
-    }
-
-    /// The release the setting names, the default when unset; `None` for
-    /// [`FROM_CLUSTER`] and for a value [`CozystackVersion::validate`]
-    /// refuses.
-    pub fn release(&self) -> Option<Release> {
-        match &self.0 {
-            None => Some(Release::default()),
-            Some(text) => Release::parse(text),
-        }
-    }
-
-    /// The release to judge by: the one the setting names, or the one the
-    /// cluster records, read through `cluster` ([`Resolved`]).
-    pub fn resolve(&self, cluster: &dyn Cluster) -> Resolved {
-        if !self.reads_cluster() {
-            return match self.release() {
-                Some(release) => Resolved::Known(release),
-                None => Resolved::Unknown {
-                    version: self.0.clone().unwrap_or_default(),
-                },
-            };
-        }
-        match crate::release::recorded(cluster) {
-            Ok(version) => match Release::parse(&version) {
-                Some(release) => Resolved::Known(release),
-                None => Resolved::Unknown { version },
-            },
-            Err(error) => Resolved::Unread {
-                fallback: Release::default(),
-                reason: error.0,
-            },
-        }
-    }
-
-    /// Refuses a value that names no known release, naming the choices and
-    /// where the platform says its own.
-    pub fn validate(&self) -> Result<(), String> {
-        if self.reads_cluster() || self.release().is_some() {
-            return Ok(());
-        }
-        Err(format!(
-            "cozystackVersion {:?} is not a release this policy knows: set {}, or {FROM_CLUSTER:?} to judge by the \
-             release the cluster runs (recorded by Deployment {}/{})",
-            self.0.as_deref().unwrap_or_default(),
-            Release::list(),
-            crate::release::OPERATOR_NAMESPACE,
-            crate::release::OPERATOR,
-        ))
     }
 }
 
@@ -275,89 +197,6 @@ mod tests {
     struct Example {
         #[serde(default)]
         exemptions: Exemptions,
-    }
-
-    #[test]
-    fn cozystack_version_names_a_known_release() {
-        let version = |json: &str| serde_json::from_str::<CozystackVersion>(json).unwrap();
-        let named = |v: &str| Release::parse(v).unwrap();
-        assert_eq!(version("null").release(), Some(named("v1.6.2")));
-        for release in Release::all() {
-            let written = version(&format!("{:?}", release.as_str()));
-            assert_eq!(written.release(), Some(release));
-            assert_eq!(written.validate(), Ok(()));
-        }
-        assert_eq!(version(r#""v1.5.4""#).release(), Some(named("v1.5.4")));
-        assert_eq!(version(r#"" 1.6.2 ""#).release(), Some(named("v1.6.2")));
-        let wrong = version(r#""v1.6""#);
-        assert_eq!(wrong.release(), None);
-        assert_eq!(
-            wrong.validate().unwrap_err(),
-            format!(
-                "cozystackVersion \"v1.6\" is not a release this policy knows: set {}, or \"cluster\" to judge \
-                 by the release the cluster runs (recorded by Deployment cozy-system/cozystack-operator)",
-                Release::list()
-            )
-        );
-        assert!(
-            Release::list().starts_with(
-                "v1.6.2, v1.6.1, v1.6.0, v1.5.4, v1.5.3, v1.5.2, v1.5.1, v1.5.0 (and the release candidate v1.7.0-rc."
-            ),
-            "{}",
-            Release::list()
-        );
-        let cluster = version(r#""cluster""#);
-        assert!(cluster.reads_cluster() && cluster.validate().is_ok());
-        assert_eq!(cluster.release(), None);
-    }
-
-    #[test]
-    fn the_cluster_s_release_is_read_or_said_to_be_unread() {
-        use crate::lookup::{GetResource, ListByNamespace, LookupError, Offline};
-        struct Operator(&'static str);
-        impl Cluster for Operator {
-            fn list_by_namespace(&self, _: &ListByNamespace<'_>) -> Result<Vec<u8>, LookupError> {
-                Err(LookupError("no lists".into()))
-            }
-            fn get(&self, request: &GetResource<'_>) -> Result<Vec<u8>, LookupError> {
-                assert_eq!(
-                    (request.kind, request.name, request.namespace),
-                    ("Deployment", "cozystack-operator", Some("cozy-system"))
-                );
-                Ok(format!(
-                    r#"{{"spec": {{"template": {{"spec": {{"containers": [{{"name": "cozystack-operator", "image": "ghcr.io/cozystack/cozystack/cozystack-operator:{}@sha256:0"}}]}}}}}}}}"#,
-                    self.0
-                )
-                .into_bytes())
-            }
-        }
-        let cluster = CozystackVersion::named("cluster");
-        assert_eq!(
-            cluster.resolve(&Operator("v1.5.1")),
-            Resolved::Known(Release::parse("v1.5.1").unwrap())
-        );
-        assert_eq!(
-            cluster.resolve(&Operator("v1.8.0")),
-            Resolved::Unknown {
-                version: "v1.8.0".to_owned()
-            }
-        );
-        assert_eq!(
-            cluster.resolve(&Offline),
-            Resolved::Unread {
-                fallback: Release::default(),
-                reason: "no cluster to ask".to_owned()
-            }
-        );
-        // A release the setting names is not read.
-        assert_eq!(
-            CozystackVersion::named("v1.5.4").resolve(&Offline),
-            Resolved::Known(Release::parse("v1.5.4").unwrap())
-        );
-        assert_eq!(
-            CozystackVersion::default().resolve(&Offline),
-            Resolved::Known(Release::default())
-        );
     }
 
     #[test]

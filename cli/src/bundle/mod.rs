@@ -17,8 +17,9 @@ use host::{
     AdmissionRequest, AdmissionResponse, HostCapabilities, Policy, PolicyModule, WarmInstance,
 };
 use rayon::prelude::*;
+use release::Release;
 use serde_json::Value;
-use shared::{FieldPath, Release};
+use shared::FieldPath;
 use wasm_meta::metadata::URL_ANNOTATION;
 
 use crate::finding::{Answered, CHECK, Finding, Location, Object, RuleId};
@@ -122,7 +123,7 @@ impl Bundle {
     /// cluster's ApplicationDefinitions (`cozystackVersion: cluster`): what
     /// a snapshot answers.
     pub fn from_cluster(self) -> Self {
-        self.with_version(None, shared::FROM_CLUSTER)
+        self.with_version(None, release::FROM_CLUSTER)
     }
 
     /// `cozystackVersion: version` for `policies` (every policy when

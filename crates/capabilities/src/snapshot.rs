@@ -33,8 +33,8 @@ pub use capture::{
 use mask::masked;
 use selector::{field_selector, label_selector};
 
-use shared::lookup::{Cluster, GetResource, ListAll, ListByNamespace, LookupError};
-use shared::release::Found;
+use release::Found;
+use shared::lookup::{Cluster, LookupError};
 
 use crate::replay::CapabilityRequest;
 
@@ -363,45 +363,11 @@ impl Snapshot {
 /// ([`Snapshot::answer`]), and the same reads made by the bundle's own
 /// code: the release the cluster records ([`Snapshot::cozystack_release`]).
 impl Cluster for Snapshot {
-    fn list_by_namespace(&self, request: &ListByNamespace<'_>) -> Result<Vec<u8>, LookupError> {
-        self.list(
-            request.api_version,
-            request.kind,
-            Some(request.namespace),
-            request.label_selector,
-            request.field_selector,
-            masks(request.field_masks).as_ref(),
-        )
-        .map_err(LookupError)
+    fn call(&self, operation: &str, request: &[u8]) -> Result<Vec<u8>, LookupError> {
+        let request = CapabilityRequest::from_host_call("kubernetes", operation, request)
+            .map_err(LookupError)?;
+        self.answer(&request).map_err(LookupError)
     }
-
-    fn get(&self, request: &GetResource<'_>) -> Result<Vec<u8>, LookupError> {
-        Snapshot::get(
-            self,
-            request.api_version,
-            request.kind,
-            request.name,
-            request.namespace,
-            masks(request.field_masks).as_ref(),
-        )
-        .map_err(LookupError)
-    }
-
-    fn list_all(&self, request: &ListAll<'_>) -> Result<Vec<u8>, LookupError> {
-        self.list(
-            request.api_version,
-            request.kind,
-            None,
-            request.label_selector,
-            request.field_selector,
-            masks(request.field_masks).as_ref(),
-        )
-        .map_err(LookupError)
-    }
-}
-
-fn masks(masks: Option<&[&str]>) -> Option<BTreeSet<String>> {
-    masks.map(|masks| masks.iter().map(|m| (*m).to_owned()).collect())
 }
 
 impl Snapshot {
@@ -890,7 +856,7 @@ mod tests {
         .cozystack_release()
         .unwrap();
         assert_eq!(found.recorded, "v1.5.1");
-        assert_eq!(found.known, shared::Release::parse("v1.5.1"));
+        assert_eq!(found.known, release::Release::parse("v1.5.1"));
         assert!(
             found.to_string().ends_with("a release the bundle knows"),
             "{found}"

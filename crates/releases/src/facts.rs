@@ -6,9 +6,9 @@
 use std::collections::BTreeMap;
 
 use reading::yaml::{self, Limit};
+use release::Fact;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use shared::release::Fact;
 
 use crate::sites::{self, Site};
 use crate::tree::Tree;

@@ -46,7 +46,7 @@ pub fn import(request: &Request<'_>) -> Result<Imported, String> {
         candidate,
         ..
     } = request;
-    if shared::release::line(version).is_none() {
+    if release::line(version).is_none() {
         return Err(format!("{version:?} is not a version such as v1.7.0"));
     }
     let mut wrote = Vec::new();
@@ -103,7 +103,7 @@ pub fn import(request: &Request<'_>) -> Result<Imported, String> {
     wrote.push(path);
     entries.push(entry.clone());
     sort(&mut entries);
-    wrote.push(write_table(root, &entries)?);
+    wrote.extend(write_table(root, &entries)?);
     let report = compare(request, &entries, &facts, &tree)?;
     Ok(Imported {
         entry,
@@ -112,11 +112,16 @@ pub fn import(request: &Request<'_>) -> Result<Imported, String> {
     })
 }
 
-/// Writes shared's table from `entries`; its path.
-pub fn write_table(root: &Path, entries: &[Entry]) -> Result<PathBuf, String> {
-    let path = root.join(table::PATH);
-    write(&path, &table::write(entries)?)?;
-    Ok(path)
+/// Writes the tables of `entries` (the release crate's, shared's kinds);
+/// their paths.
+pub fn write_table(root: &Path, entries: &[Entry]) -> Result<Vec<PathBuf>, String> {
+    let mut wrote = Vec::new();
+    for (path, text) in table::write_all(entries)? {
+        let path = root.join(path);
+        write(&path, &text)?;
+        wrote.push(path);
+    }
+    Ok(wrote)
 }
 
 fn write(path: &Path, text: &str) -> Result<(), String> {
@@ -191,10 +196,10 @@ fn same_tree(a: &Path, b: &Path) -> Result<bool, String> {
 /// `version`, whose own data has none: the newest release of its line
 /// that has them.
 fn system_charts(entries: &[Entry], data: &Path, version: &str) -> Result<String, String> {
-    let line = shared::release::line(version);
+    let line = release::line(version);
     for entry in entries {
         let charts = charts_of(entries, &entry.version)?;
-        if shared::release::line(&entry.version) == line
+        if release::line(&entry.version) == line
             && Tree::at(&data.join(&charts.data)).is_ok_and(|t| t.has_system_charts())
         {
             return Ok(charts.data.clone());

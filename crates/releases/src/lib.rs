@@ -7,7 +7,7 @@
 //! [`tree`]) and what those charts say that a rule depends on ([`Facts`]):
 //! the kinds its ApplicationDefinitions serve, the Kubernetes versions the
 //! tenant chart renders, the names some charts require, the behaviours of
-//! [`shared::release::Fact`], and every `fail` and `required` call of its
+//! [`release::Fact`], and every `fail` and `required` call of its
 //! application templates. A release whose charts are those of another (a
 //! patch release that changed no chart) names it instead
 //! (`sameChartsAs`), so its data is held once.

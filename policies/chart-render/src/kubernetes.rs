@@ -2,10 +2,10 @@
 //! its version matrix, addons that need other addons, workers or a newer
 //! Kubernetes, and the render checks of node groups and apiserver volumes.
 //! What differs between releases is read from the release's charts
-//! ([`shared::release::Fact`], the keys of `files/versions.yaml`).
+//! ([`release::Fact`], the keys of `files/versions.yaml`).
 
-use shared::release::Fact;
-use shared::{Field, FieldError, FieldPath, Release, Value};
+use release::{Fact, Release};
+use shared::{Field, FieldError, FieldPath, Value};
 
 use shared::Findings;
 
@@ -24,17 +24,17 @@ pub const FLUX_MINIMUM_MINOR: u32 = 33;
 pub struct Matrix {
     /// The oldest minor.
     oldest: u32,
-    /// The keys, as `_versions.tpl` lists them in its message.
-    keys: &'static [&'static str],
+    /// The keys as `_versions.tpl` lists them in its message.
+    supported: &'static str,
 }
 
 impl Matrix {
     /// The matrix of `release`: v1.6.0 dropped v1.30, which v1.5.x has.
     pub fn of(release: Release) -> Self {
-        let keys = release.charts().kubernetes;
+        let charts = release.charts();
         Self {
-            oldest: keys.iter().filter_map(|key| minor(key)).min().unwrap_or(0),
-            keys,
+            oldest: charts.oldest_kubernetes,
+            supported: charts.kubernetes,
         }
     }
 }
@@ -118,8 +118,7 @@ pub fn removed_version(
     if minor >= matrix.oldest {
         return Ok(());
     }
-    let Matrix { oldest, keys } = matrix;
-    let supported = format!("[{}]", keys.join(" "));
+    let Matrix { oldest, supported } = matrix;
     let when = if minor == 30 {
         "v1.30 left the Talos support matrix in Cozystack v1.6 and migration 46 moved stored clusters to v1.31, \
          but a GitOps source that still says v1.30 puts it back on its next reconcile"

@@ -13,7 +13,7 @@
 //! Releases: every rule follows the templates of the release the setting
 //! `cozystackVersion` names; what differs between releases (the Kubernetes
 //! versions, the checks a patch added) is read from that release's charts
-//! ([`shared::release::Fact`]). With `cozystackVersion: cluster`, the
+//! ([`release::Fact`]). With `cozystackVersion: cluster`, the
 //! release the cluster records; on a release the bundle does not know, the
 //! templates are not checked, and the policy says so.
 //!
@@ -45,10 +45,11 @@ mod settings;
 mod sprig;
 mod values;
 
+use release::Release;
 use shared::apps::APPS_GROUP;
 use shared::{
-    Field, FieldError, FieldPath, Findings, Kind, Operation, Refusal, Release, Request, Review,
-    RuleIds, Selection, Verdict,
+    Field, FieldError, FieldPath, Findings, Kind, Operation, Refusal, Request, Review, RuleIds,
+    Selection, Verdict,
 };
 
 pub use rules::RULES;

@@ -4,7 +4,7 @@
 //!   check-release-name.yaml`: `The name of the release MUST BE <chart>`
 //!   (these tenant modules have no release prefix, so the application's
 //!   name is the release name); the release's table names the kinds whose
-//!   chart has this check ([`shared::Release::fixed_name`]). BootBox also
+//!   chart has this check ([`release::Release::fixed_name`]). BootBox also
 //!   `The namespace of the release MUST BE tenant-root`.
 //! - `packages/apps/tenant/templates/_helpers.tpl`: `The release namespace
 //!   should start with "tenant-"`. (The release-name check, no dashes, is
@@ -12,7 +12,8 @@
 //! - `packages/apps/kubernetes-nodes/templates/_helpers.tpl`: `cluster` is
 //!   required, and the application must be named `<cluster>-<pool>`.
 
-use shared::{Field, FieldError, FieldPath, Release};
+use release::Release;
+use shared::{Field, FieldError, FieldPath};
 
 use shared::Findings;
 

@@ -1,7 +1,8 @@
 //! Settings of `chart-render`.
 
+use release::CozystackVersion;
 use serde::Deserialize;
-use shared::{CozystackVersion, Exemptions, RuleIds, Validatable};
+use shared::{Exemptions, RuleIds, Validatable};
 
 use crate::rules::RULES;
 

@@ -32,7 +32,7 @@ mod settings;
 mod users;
 
 use chart::{Chart, Mode};
-use shared::release::Fact;
+use release::Fact;
 use shared::{
     FieldError, FieldPath, Kind, Operation, Refusal, Request, Review, Selection, Verdict,
 };

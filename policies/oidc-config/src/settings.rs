@@ -1,7 +1,8 @@
 //! Settings of `oidc-config`.
 
+use release::CozystackVersion;
 use serde::Deserialize;
-use shared::{CozystackVersion, Exemptions, Validatable};
+use shared::{Exemptions, Validatable};
 
 /// Settings of the policy; every field is optional.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]

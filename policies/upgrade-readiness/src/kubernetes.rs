@@ -16,7 +16,7 @@
 //! cluster): on v1.6 the chart refuses v1.30 and chart-render denies it
 //! (`removed-version`) with the same advice.
 
-use shared::release::Resolved;
+use release::Resolved;
 use shared::{Field, FieldError, FieldPath, Request};
 
 use shared::Finding;

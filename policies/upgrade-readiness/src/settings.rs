@@ -1,7 +1,8 @@
 //! Settings of `upgrade-readiness`.
 
+use release::CozystackVersion;
 use serde::Deserialize;
-use shared::{CozystackVersion, Exemptions, Validatable};
+use shared::{Exemptions, Validatable};
 
 /// The migration version v1.5.4 stamps (`packages/core/platform/values.yaml`
 /// `migrations.targetVersion: 46` at tag v1.5.4): the 1.6 notes say to come

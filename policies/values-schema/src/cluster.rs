@@ -145,7 +145,7 @@ impl Parts {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shared::lookup::ListByNamespace;
+    use shared::lookup::{GET, LIST_ALL};
 
     /// Answers the definitions' list and the get of one, counting calls.
     struct Definitions {
@@ -154,35 +154,32 @@ mod tests {
     }
 
     impl Cluster for Definitions {
-        fn list_by_namespace(&self, _: &ListByNamespace<'_>) -> Result<Vec<u8>, LookupError> {
-            Err(LookupError("not a namespaced read".into()))
-        }
-        fn list_all(&self, request: &ListAll<'_>) -> Result<Vec<u8>, LookupError> {
+        fn call(&self, operation: &str, request: &[u8]) -> Result<Vec<u8>, LookupError> {
             self.calls.set(self.calls.get() + 1);
-            assert_eq!(
-                request.field_masks,
-                Some(
-                    &[
-                        "metadata.name",
-                        "spec.application.kind",
-                        "spec.application.plural"
-                    ][..]
-                )
-            );
-            Ok(br#"{"items": [
-                {"metadata": {"name": "postgres"}, "spec": {"application": {"kind": "Postgres", "plural": "postgreses"}}},
-                {"metadata": {"name": "my-db"}, "spec": {"application": {"kind": "MyDB", "plural": "mydbs"}}}]}"#
-                .to_vec())
-        }
-        fn get(&self, request: &GetResource<'_>) -> Result<Vec<u8>, LookupError> {
-            self.calls.set(self.calls.get() + 1);
-            assert_eq!(
-                (request.kind, request.name),
-                ("ApplicationDefinition", "my-db")
-            );
-            let object =
-                serde_json::json!({"spec": {"application": {"openAPISchema": self.schema}}});
-            Ok(object.to_string().into_bytes())
+            let request: Value = serde_json::from_slice(request).unwrap();
+            assert_eq!(request["kind"], "ApplicationDefinition");
+            match operation {
+                LIST_ALL => {
+                    assert_eq!(
+                        request["field_masks"],
+                        serde_json::json!([
+                            "metadata.name",
+                            "spec.application.kind",
+                            "spec.application.plural"
+                        ])
+                    );
+                    Ok(br#"{"items": [
+                        {"metadata": {"name": "postgres"}, "spec": {"application": {"kind": "Postgres", "plural": "postgreses"}}},
+                        {"metadata": {"name": "my-db"}, "spec": {"application": {"kind": "MyDB", "plural": "mydbs"}}}]}"#
+                        .to_vec())
+                }
+                GET => {
+                    assert_eq!(request["name"], "my-db");
+                    let object = serde_json::json!({"spec": {"application": {"openAPISchema": self.schema}}});
+                    Ok(object.to_string().into_bytes())
+                }
+                other => panic!("unexpected {other}"),
+            }
         }
     }
 

@@ -47,10 +47,10 @@ use shared::{
 };
 
 use messages::Violation;
+use release::Resolved;
 pub use rules::RULES;
 use schemas::App;
 pub use settings::{IGNORABLE, Settings};
-use shared::release::Resolved;
 use tree::build::Arena;
 
 /// What the rule reads of each object: the whole `spec`, of both objects.
@@ -470,29 +470,24 @@ mod tests {
     }
 
     impl shared::Cluster for Widgets {
-        fn list_by_namespace(
+        fn call(
             &self,
-            _: &shared::lookup::ListByNamespace<'_>,
+            operation: &str,
+            request: &[u8],
         ) -> Result<Vec<u8>, shared::lookup::LookupError> {
-            Err(shared::lookup::LookupError("not namespaced".into()))
-        }
-        fn get(
-            &self,
-            request: &shared::lookup::GetResource<'_>,
-        ) -> Result<Vec<u8>, shared::lookup::LookupError> {
-            Ok(match request.kind {
-                "Deployment" => json!({"spec": {"template": {"spec": {"containers": [
-                    {"name": "cozystack-operator", "image": format!("x/cozystack-operator:{}", self.release)}]}}}}),
-                _ => json!({"spec": {"application": {"openAPISchema": self.schema}}}),
-            }
-            .to_string()
-            .into_bytes())
-        }
-        fn list_all(
-            &self,
-            _: &shared::lookup::ListAll<'_>,
-        ) -> Result<Vec<u8>, shared::lookup::LookupError> {
-            Ok(br#"{"items": [{"metadata": {"name": "widget"}, "spec": {"application": {"kind": "Widget", "plural": "widgets"}}}]}"#.to_vec())
+            let request: Value = serde_json::from_slice(request).unwrap();
+            let answer = match (operation, request["kind"].as_str()) {
+                (shared::lookup::GET, Some("Deployment")) => {
+                    json!({"spec": {"template": {"spec": {"containers": [{"name": "cozystack-operator",
+                        "image": format!("x/cozystack-operator:{}", self.release)}]}}}})
+                }
+                (shared::lookup::GET, _) => {
+                    json!({"spec": {"application": {"openAPISchema": self.schema}}})
+                }
+                _ => json!({"items": [{"metadata": {"name": "widget"},
+                    "spec": {"application": {"kind": "Widget", "plural": "widgets"}}}]}),
+            };
+            Ok(answer.to_string().into_bytes())
         }
     }
 
@@ -506,7 +501,7 @@ mod tests {
         let text = payload.to_string();
         let read = shared::request::read(text.as_bytes(), READS, cluster).unwrap();
         let settings = Settings {
-            cozystack_version: shared::CozystackVersion::named("cluster"),
+            cozystack_version: release::CozystackVersion::named("cluster"),
             ..Settings::default()
         };
         evaluate(&read.request, &settings).unwrap()

@@ -196,12 +196,10 @@ mod tests {
             RELEASES[0].version, "v1.6.2",
             "the newest release is the default"
         );
-        for known in shared::Release::all() {
-            let release = release(known.as_str()).unwrap();
-            let kinds: Vec<&str> = release.apps.iter().map(|a| a.kind).collect();
-            assert_eq!(kinds, known.charts().kinds, "{known}");
+        for known in release::Release::all() {
+            assert!(release(known.as_str()).is_some(), "{known}");
         }
-        assert_eq!(RELEASES.len(), shared::Release::all().count());
+        assert_eq!(RELEASES.len(), release::Release::all().count());
         let v162 = release("v1.6.2").unwrap();
         let v154 = release("v1.5.4").unwrap();
         assert!(std::ptr::eq(

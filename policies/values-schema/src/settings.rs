@@ -1,7 +1,8 @@
 //! Settings of `values-schema`.
 
+use release::CozystackVersion;
 use serde::Deserialize;
-use shared::{CozystackVersion, Exemptions, RuleIds, Validatable};
+use shared::{Exemptions, RuleIds, Validatable};
 
 use crate::rules::{RULES, UNDECLARED_KEY};
 
@@ -55,7 +56,7 @@ mod tests {
     fn every_release_with_or_without_v_and_the_cluster_s() {
         let release = |settings: Settings| settings.cozystack_version.release().unwrap().as_str();
         assert_eq!(release(check("{}").unwrap()), "v1.6.2");
-        for known in shared::Release::all() {
+        for known in release::Release::all() {
             let settings = check(&format!(
                 r#"{{"cozystackVersion": "{}"}}"#,
                 &known.as_str()[1..]

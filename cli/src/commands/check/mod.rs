@@ -18,7 +18,7 @@ use anyhow::Result;
 use capabilities::snapshot::{Capture, Snapshot};
 use host::HostCapabilities;
 use layout::resolve;
-use shared::Release;
+use release::Release;
 
 use crate::bundle::{Bundle, Modules};
 use crate::check_json::{CheckJson, Summary};

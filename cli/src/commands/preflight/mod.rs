@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use layout::resolve;
-use shared::Release;
+use release::Release;
 
 use super::check::{self, FailOn, Options};
 use crate::bundle::Modules;

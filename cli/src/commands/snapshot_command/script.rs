@@ -48,7 +48,7 @@ const BY_NAME_ONLY: &[(&str, &str)] = &[
 ];
 
 /// The one Deployment a policy reads: the one that records the cluster's
-/// release ([`shared::release::recorded`]).
+/// release ([`release::recorded`]).
 const OPERATOR: (&str, &str) = ("apps/v1", "Deployment");
 
 /// Kinds whose objects the policies read only in part, and that are large
@@ -140,8 +140,8 @@ fn gets(modules: &[PolicyModule]) -> Result<Vec<Get>> {
         named.insert((
             OPERATOR.0.to_owned(),
             OPERATOR.1.to_owned(),
-            shared::release::OPERATOR_NAMESPACE.to_owned(),
-            shared::release::OPERATOR.to_owned(),
+            release::OPERATOR_NAMESPACE.to_owned(),
+            release::OPERATOR.to_owned(),
         ));
     }
     for check in CHECKS {

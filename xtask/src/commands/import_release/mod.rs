@@ -43,8 +43,8 @@ pub struct Args {
     /// every chart with Helm's SDK, tools/helm-venv, for some minutes).
     #[arg(long)]
     pub no_nulls: bool,
-    /// Import nothing: write shared's table, values-schema's schemas and
-    /// rules and the chart again from releases/*.json.
+    /// Import nothing: write the tables of releases, values-schema's
+    /// schemas and rules and the chart again from releases/*.json.
     #[arg(long, conflicts_with_all = ["version", "from", "candidate"])]
     pub refresh: bool,
 }
@@ -77,12 +77,9 @@ pub fn run(root: &Path, args: Args) -> Result<ExitCode> {
         report = Some(imported.report);
     } else {
         let entries = releases::read_all(root).map_err(anyhow::Error::msg)?;
-        println!(
-            "wrote {}",
-            write_table(root, &entries)
-                .map_err(anyhow::Error::msg)?
-                .display()
-        );
+        for path in write_table(root, &entries).map_err(anyhow::Error::msg)? {
+            println!("wrote {}", path.display());
+        }
     }
     if let Some(version) = nulls {
         // The table of nulls that fail a render: the oracle renders the

@@ -1,5 +1,5 @@
-//! The Cozystack releases whose charts the bundle knows, and the release a
-//! cluster runs.
+//! The Cozystack releases whose charts the bundle knows, the setting that
+//! names one ([`CozystackVersion`]), and the release a cluster runs.
 //!
 //! Each release is one entry of [`table`], which `cargo xtask
 //! import-release` writes from `releases/<version>.json` (docs/releases.md):
@@ -13,28 +13,26 @@
 //! `cozystack-operator` Deployment in `cozy-system`, whose version the
 //! operator reports as the platform's ([`recorded`]).
 
+// Written by `cargo xtask import-release`, as it writes it.
+#[rustfmt::skip]
 mod table;
-
-pub use table::APP_KINDS;
 
 use std::fmt;
 
+use serde::Deserialize;
 use serde_json::Value;
-
-use crate::field::Field;
-use crate::lookup::{Cluster, GetResource, LookupError, object};
+use shared::lookup::{Cluster, GetResource, LookupError, object};
 
 /// What a release's charts say that a rule depends on, as the importer
 /// read it from them (`xtask/src/commands/import_release/facts.rs` has the
 /// probe of each).
 #[derive(Debug)]
 pub struct Charts {
-    /// The `apps.cozystack.io` kinds its ApplicationDefinitions serve,
-    /// sorted.
-    pub kinds: &'static [&'static str],
-    /// The keys of `apps/kubernetes/files/versions.yaml` (`v1.31`, …),
-    /// sorted as `_versions.tpl` lists them in its message.
-    pub kubernetes: &'static [&'static str],
+    /// The keys of `apps/kubernetes/files/versions.yaml`, as
+    /// `_versions.tpl` lists them in its message: `[v1.31 v1.32 …]`.
+    pub kubernetes: &'static str,
+    /// The oldest minor of those keys: `31`.
+    pub oldest_kubernetes: u32,
     /// The kinds whose chart fails unless the application is named as the
     /// chart (`check-release-name.yaml`: `The name of the release MUST BE
     /// <chart>`), with that name.
@@ -154,7 +152,7 @@ impl Release {
 
     /// The release `text` names, with or without its `v`.
     pub fn parse(text: &str) -> Option<Release> {
-        let text = text.trim();
+        let text = text.trim_ascii();
         let text = text.strip_prefix('v').unwrap_or(text);
         Release::all().find(|release| release.as_str().get(1..) == Some(text))
     }
@@ -174,11 +172,6 @@ impl Release {
         self.0.charts.facts & fact.bit() != 0
     }
 
-    /// Whether its ApplicationDefinitions serve `kind`.
-    pub fn serves(self, kind: &str) -> bool {
-        self.0.charts.kinds.binary_search(&kind).is_ok()
-    }
-
     /// The name the chart of `kind` requires of the application, if any.
     pub fn fixed_name(self, kind: &str) -> Option<&'static str> {
         self.0
@@ -195,23 +188,10 @@ impl Release {
     }
 
     /// Every release the setting accepts, as a message lists them:
-    /// `v1.6.2, v1.6.1, …, v1.5.0 (and the release candidate …)`.
-    pub fn list() -> String {
-        let released: Vec<&str> = Release::released().map(Release::as_str).collect();
-        let candidates: Vec<&str> = Release::all()
-            .filter(|r| r.is_candidate())
-            .map(Release::as_str)
-            .collect();
-        let mut text = released.join(", ");
-        match candidates.as_slice() {
-            [] => {}
-            [one] => text.push_str(&format!(" (and the release candidate {one})")),
-            more => text.push_str(&format!(
-                " (and the release candidates {})",
-                more.join(", ")
-            )),
-        }
-        text
+    /// `v1.6.2, v1.6.1, …, v1.5.0 (and the release candidate …)`, written
+    /// with the table.
+    pub fn list() -> &'static str {
+        table::LIST
     }
 }
 
@@ -258,66 +238,70 @@ pub fn operator_request() -> GetResource<'static> {
 }
 
 /// The release the operator's Deployment records: its container's
-/// `COZYSTACK_VERSION` when set and not empty, else its image's tag.
-pub fn recorded_in(deployment: &Value) -> Result<String, String> {
-    let containers = Field::root(Some(deployment))
-        .at("spec.template.spec.containers")
-        .and_then(|containers| containers.items())
-        .map_err(|e| e.to_string())?;
-    let mut found = None;
-    for container in containers {
-        let name = container.field("name").and_then(|n| n.string());
-        if name.map_err(|e| e.to_string())? == Some(OPERATOR_CONTAINER) {
-            found = Some(container);
-        }
+/// `COZYSTACK_VERSION` when set and not empty, else its image's tag. A
+/// member of the wrong type counts as absent: the answer is the API
+/// server's, and the error says what was missing.
+pub fn recorded_in(deployment: &Value) -> Result<&str, &'static str> {
+    fn text<'v>(object: &'v Value, key: &str) -> Option<&'v str> {
+        object.get(key).and_then(Value::as_str)
     }
-    let Some(container) = found else {
-        return Err(format!("it has no container {OPERATOR_CONTAINER}"));
-    };
-    let env = container
-        .field("env")
-        .and_then(|env| env.items())
-        .map_err(|e| e.to_string())?;
-    for variable in env {
-        let [name, value] = variable
-            .members(["name", "value"])
-            .map_err(|e| e.to_string())?;
-        if name.string().map_err(|e| e.to_string())? == Some(VERSION_VARIABLE)
-            && let Some(value) = value
-                .string()
-                .map_err(|e| e.to_string())?
-                .filter(|v| !v.trim().is_empty())
-        {
-            return Ok(value.trim().to_owned());
-        }
-    }
-    let image = container
-        .field("image")
-        .and_then(|image| image.string())
-        .map_err(|e| e.to_string())?
+    let containers = ["spec", "template", "spec", "containers"]
+        .into_iter()
+        .try_fold(deployment, |value, key| value.get(key))
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
         .unwrap_or_default();
-    image_tag(image).map(str::to_owned).ok_or_else(|| {
-        format!("its image {image:?} names no version (no tag, and no {VERSION_VARIABLE})")
-    })
+    let container = containers
+        .iter()
+        .find(|c| text(c, "name") == Some(OPERATOR_CONTAINER))
+        .ok_or("it has no container cozystack-operator")?;
+    let env = container
+        .get("env")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let variable = env
+        .iter()
+        .filter(|v| text(v, "name") == Some(VERSION_VARIABLE))
+        .find_map(|v| text(v, "value"))
+        .map(str::trim_ascii)
+        .filter(|value| !value.is_empty());
+    match variable {
+        Some(version) => Ok(version),
+        None => text(container, "image")
+            .and_then(image_tag)
+            .ok_or("its image names no version (no tag, and no COZYSTACK_VERSION)"),
+    }
 }
 
 /// The tag of an image reference (`registry:5000/repo/name:tag@sha256:…`).
 fn image_tag(image: &str) -> Option<&str> {
-    let image = image.split('@').next().unwrap_or(image);
-    let (_, last) = image.rsplit_once('/').unwrap_or(("", image));
-    let (_, tag) = last.split_once(':')?;
-    Some(tag).filter(|t| !t.is_empty())
+    let bytes = image.as_bytes();
+    let end = bytes.iter().position(|b| *b == b'@').unwrap_or(bytes.len());
+    let start = bytes
+        .get(..end)?
+        .iter()
+        .rposition(|b| *b == b'/')
+        .map_or(0, |slash| slash + 1);
+    let name = image.get(start..end)?;
+    let colon = name.as_bytes().iter().position(|b| *b == b':')?;
+    name.get(colon + 1..).filter(|tag| !tag.is_empty())
 }
 
 /// The release the cluster records ([`recorded_in`]), read through
 /// `cluster`.
 pub fn recorded(cluster: &dyn Cluster) -> Result<String, LookupError> {
     let answer = cluster.get(&operator_request())?;
-    recorded_in(&object(&answer)?).map_err(|problem| {
-        LookupError(format!(
-            "Deployment {OPERATOR_NAMESPACE}/{OPERATOR} does not say the release: {problem}"
-        ))
-    })
+    match recorded_in(&object(&answer)?) {
+        Ok(version) => Ok(version.to_owned()),
+        Err(problem) => Err(LookupError(
+            [
+                "Deployment cozy-system/cozystack-operator does not say the release: ",
+                problem,
+            ]
+            .concat(),
+        )),
+    }
 }
 
 /// The release a cluster runs, as the platform records it.
@@ -366,7 +350,7 @@ impl fmt::Display for Found {
 }
 
 /// The release a policy judges by, from its setting `cozystackVersion`
-/// ([`crate::CozystackVersion::resolve`]).
+/// ([`CozystackVersion::resolve`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Resolved {
     /// A release the bundle knows: set, the default, or the cluster's.
@@ -397,8 +381,9 @@ impl Resolved {
         match self {
             Resolved::Known(_) => None,
             Resolved::Unread { fallback, reason } => Some(format!(
-                "{policy}: the cluster's Cozystack release was not read ({reason}), so {what} of {fallback}, \
-                 the default, judged it"
+                "{policy}: the cluster's Cozystack release was not read ({reason}), so {what} of {}, \
+                 the default, judged it",
+                fallback.as_str()
             )),
             Resolved::Unknown { version } => Some(format!(
                 "{policy}: not checked: the cluster runs Cozystack {version}, a release this bundle does not know \
@@ -409,10 +394,167 @@ impl Resolved {
     }
 }
 
+/// The setting `cozystackVersion`: the Cozystack release whose charts a
+/// policy judges by. A release the bundle knows (`v1.6.2`, with or without
+/// the `v`; [`Release::list`]), [`FROM_CLUSTER`] for the release the
+/// cluster records ([`recorded`]), or unset for the newest
+/// release the bundle knows. Kept as written, so that
+/// [`CozystackVersion::validate`] can quote a wrong one.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(transparent)]
+pub struct CozystackVersion(Option<String>);
+
+/// The value of `cozystackVersion` that reads the cluster's release (and,
+/// for values-schema, the schemas of its ApplicationDefinitions).
+pub const FROM_CLUSTER: &str = "cluster";
+
+impl CozystackVersion {
+    /// The setting as written, for a policy's own settings in a test.
+    pub fn named(text: &str) -> Self {
+        Self(Some(text.to_owned()))
+    }
+
+    /// Whether the setting asks for the cluster's release.
+    pub fn reads_cluster(&self) -> bool {
+        self.0.as_deref().map(str::trim_ascii) == Some(FROM_CLUSTER)
+    }
+
+    /// The release the setting names, the default when unset; `None` for
+    /// [`FROM_CLUSTER`] and for a value [`CozystackVersion::validate`]
+    /// refuses.
+    pub fn release(&self) -> Option<Release> {
+        match &self.0 {
+            None => Some(Release::default()),
+            Some(text) => Release::parse(text),
+        }
+    }
+
+    /// The release to judge by: the one the setting names, or the one the
+    /// cluster records, read through `cluster` ([`Resolved`]).
+    pub fn resolve(&self, cluster: &dyn Cluster) -> Resolved {
+        if !self.reads_cluster() {
+            return match self.release() {
+                Some(release) => Resolved::Known(release),
+                None => Resolved::Unknown {
+                    version: self.0.clone().unwrap_or_default(),
+                },
+            };
+        }
+        match recorded(cluster) {
+            Ok(version) => match Release::parse(&version) {
+                Some(release) => Resolved::Known(release),
+                None => Resolved::Unknown { version },
+            },
+            Err(error) => Resolved::Unread {
+                fallback: Release::default(),
+                reason: error.0,
+            },
+        }
+    }
+
+    /// Refuses a value that names no known release, naming the choices and
+    /// where the platform says its own.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.reads_cluster() || self.release().is_some() {
+            return Ok(());
+        }
+        Err(format!(
+            "cozystackVersion {:?} is not a release this policy knows: set {}, or \"cluster\" to judge by the \
+             release the cluster runs (recorded by Deployment cozy-system/cozystack-operator)",
+            self.0.as_deref().unwrap_or_default(),
+            Release::list(),
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn cozystack_version_names_a_known_release() {
+        let version = |json: &str| serde_json::from_str::<CozystackVersion>(json).unwrap();
+        let named = |v: &str| Release::parse(v).unwrap();
+        assert_eq!(version("null").release(), Some(named("v1.6.2")));
+        for release in Release::all() {
+            let written = version(&format!("{:?}", release.as_str()));
+            assert_eq!(written.release(), Some(release));
+            assert_eq!(written.validate(), Ok(()));
+        }
+        assert_eq!(version(r#""v1.5.4""#).release(), Some(named("v1.5.4")));
+        assert_eq!(version(r#"" 1.6.2 ""#).release(), Some(named("v1.6.2")));
+        let wrong = version(r#""v1.6""#);
+        assert_eq!(wrong.release(), None);
+        assert_eq!(
+            wrong.validate().unwrap_err(),
+            format!(
+                "cozystackVersion \"v1.6\" is not a release this policy knows: set {}, or \"cluster\" to judge \
+                 by the release the cluster runs (recorded by Deployment cozy-system/cozystack-operator)",
+                Release::list()
+            )
+        );
+        assert!(
+            Release::list().starts_with(
+                "v1.6.2, v1.6.1, v1.6.0, v1.5.4, v1.5.3, v1.5.2, v1.5.1, v1.5.0 (and the release candidate v1.7.0-rc."
+            ),
+            "{}",
+            Release::list()
+        );
+        let cluster = version(r#""cluster""#);
+        assert!(cluster.reads_cluster() && cluster.validate().is_ok());
+        assert_eq!(cluster.release(), None);
+    }
+
+    #[test]
+    fn the_cluster_s_release_is_read_or_said_to_be_unread() {
+        use shared::lookup::{GET, Offline};
+        struct Operator(&'static str);
+        impl Cluster for Operator {
+            fn call(&self, operation: &str, request: &[u8]) -> Result<Vec<u8>, LookupError> {
+                assert_eq!(operation, GET);
+                assert_eq!(
+                    serde_json::from_slice::<Value>(request).unwrap(),
+                    json!({"api_version": "apps/v1", "kind": "Deployment", "name": "cozystack-operator",
+                           "namespace": "cozy-system", "disable_cache": false,
+                           "field_masks": ["spec.template.spec.containers"]})
+                );
+                Ok(format!(
+                    r#"{{"spec": {{"template": {{"spec": {{"containers": [{{"name": "cozystack-operator", "image": "ghcr.io/cozystack/cozystack/cozystack-operator:{}@sha256:0"}}]}}}}}}}}"#,
+                    self.0
+                )
+                .into_bytes())
+            }
+        }
+        let cluster = CozystackVersion::named("cluster");
+        assert_eq!(
+            cluster.resolve(&Operator("v1.5.1")),
+            Resolved::Known(Release::parse("v1.5.1").unwrap())
+        );
+        assert_eq!(
+            cluster.resolve(&Operator("v1.8.0")),
+            Resolved::Unknown {
+                version: "v1.8.0".to_owned()
+            }
+        );
+        assert_eq!(
+            cluster.resolve(&Offline),
+            Resolved::Unread {
+                fallback: Release::default(),
+                reason: "no cluster to ask".to_owned()
+            }
+        );
+        // A release the setting names is not read.
+        assert_eq!(
+            CozystackVersion::named("v1.5.4").resolve(&Offline),
+            Resolved::Known(Release::parse("v1.5.4").unwrap())
+        );
+        assert_eq!(
+            CozystackVersion::default().resolve(&Offline),
+            Resolved::Known(Release::default())
+        );
+    }
 
     #[test]
     fn every_release_parses_with_or_without_its_v() {
@@ -440,7 +582,6 @@ mod tests {
         assert!(!v162.has(Fact::Md0Default) && v162.has(Fact::Oidc));
         assert_eq!(v162.fixed_name("Etcd"), Some("etcd"));
         assert_eq!(v162.fixed_name("Postgres"), None);
-        assert!(v162.serves("KubernetesNodes") && !v154.serves("KubernetesNodes"));
         assert_eq!(v162.line(), Some((1, 6)));
     }
 
@@ -496,6 +637,18 @@ mod tests {
                 .contains("no container cozystack-operator")
         );
         assert!(recorded_in(&json!({"spec": {"template": {"spec": {"containers": 7}}}})).is_err());
+        for (image, tag) in [
+            ("cozystack-operator:v1.6.2", Some("v1.6.2")),
+            (
+                "r.io:5000/a/cozystack-operator:v1.6.2@sha256:0",
+                Some("v1.6.2"),
+            ),
+            ("r.io:5000/a/cozystack-operator@sha256:0", None),
+            ("cozystack-operator:", None),
+            ("", None),
+        ] {
+            assert_eq!(image_tag(image), tag, "{image}");
+        }
     }
 
     #[test]

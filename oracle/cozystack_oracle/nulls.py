@@ -53,6 +53,10 @@ def table(data: Path, version: str, workdir: Path, workers: int) -> dict[str, li
     for index, outcome in Pool(data, workdir, workers).outcomes(tasks):
         if outcome.oracle_error:
             raise RuntimeError(f"{jobs[index][0]} {render_path(jobs[index][1])}: the oracle could not render: {outcome.message}")
+        if outcome.stage == "resources":
+            # A render cut short says nothing about the null: a table
+            # written from it would deny what Helm renders.
+            raise RuntimeError(f"{jobs[index][0]} {render_path(jobs[index][1])}: {outcome.message}; run again on a quieter machine")
         if outcome.ok or outcome.stage == "schema":
             continue
         kind, path = jobs[index]

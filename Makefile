@@ -323,7 +323,8 @@ browser-test: playground
 ## and merge PATCH). ORACLE_RELEASES names the releases instead (a release
 ## candidate only so: docs/releases.md). `oracle-smoke` is the test command's
 ## short run with the same seed: fewer samples, variants and updates, no name
-## probes.
+## probes, and of an older patch release neither cases nor nulls (the newest
+## of its line renders them).
 .PHONY: oracle oracle-smoke oracle-probes
 ORACLE_PER_KIND ?= 130
 ORACLE_PATCH_PER_KIND ?= 40
@@ -350,5 +351,5 @@ oracle-smoke: dist
 	tools/oracle test
 	tools/oracle coverage --check
 	tools/oracle suite --seed $(ORACLE_SEED) --per-kind $(ORACLE_SMOKE_PER_KIND) \
-	  --patch-per-kind $(ORACLE_SMOKE_PATCH_PER_KIND) \
+	  --patch-per-kind $(ORACLE_SMOKE_PATCH_PER_KIND) --patch-light \
 	  --variant-every 32 --updates-per-kind 1 --no-name-probes --report target/oracle/smoke.json

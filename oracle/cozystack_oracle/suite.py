@@ -70,17 +70,24 @@ def _line(version: str) -> str:
     return ".".join(version.removeprefix("v").split(".")[:2])
 
 
+def patches(versions: list[str]) -> set[str]:
+    """The releases of ``versions`` (newest first) older than the newest of
+    their line."""
+    seen: set[str] = set()
+    older: set[str] = set()
+    for version in versions:
+        if _line(version) in seen:
+            older.add(version)
+        seen.add(_line(version))
+    return older
+
+
 def per_release(versions: list[str], per_kind: int, patch_per_kind: int | None) -> dict[str, int]:
     """Samples per kind of each release: ``per_kind`` for the newest of
     each line (``versions`` is newest first), ``patch_per_kind`` for the
     older patch releases of a line."""
-    counts: dict[str, int] = {}
-    seen: set[str] = set()
-    for version in versions:
-        newest = _line(version) not in seen
-        seen.add(_line(version))
-        counts[version] = per_kind if newest or patch_per_kind is None else patch_per_kind
-    return counts
+    older = patches(versions)
+    return {v: patch_per_kind if v in older and patch_per_kind is not None else per_kind for v in versions}
 
 
 def _versioned(root: Path) -> list[str]:
@@ -114,6 +121,7 @@ def run(
     updates_per_kind: int | None = None,
     helm_from: Path | None = None,
     patch_per_kind: int | None = None,
+    patch_light: bool = False,
 ) -> int:
     """Renders samples of every kind of ``versions`` with Helm and judges them
     with the bundle of ``bundle``: its ``dist/`` and ``deploy/``, each
@@ -126,10 +134,12 @@ def run(
     everything: list[Sample] = []
     groups = by_charts(versions)
     counts = per_release(list(groups), per_kind, patch_per_kind)
+    older = patches(list(groups))
     releases = {version: Release.at(data, version) for version in groups}
     for version, release in releases.items():
         count = counts[version]
-        found = samples(release, root / "policies", seed, count, _chart_defaults(release), names)
+        light = patch_light and version in older
+        found = samples(release, root / "policies", seed, count, _chart_defaults(release), names, light)
         found += on_variants(found, variant_every)
         everything += found + [stored(s, release) for s in found]
         everything += updates(found, release, count // UPDATE_SHARE if updates_per_kind is None else updates_per_kind, seed)

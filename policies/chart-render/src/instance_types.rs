@@ -477,8 +477,10 @@ pub fn node_group(
         Some(_) => instance_type.string()?.unwrap_or_default(),
     };
     let [cpu, memory] = group.field("resources")?.members(["cpu", "memory"])?;
-    let sized = crate::values::truthy(cpu.json()) && crate::values::truthy(memory.json());
-    if !name.is_empty() && !(sized && sized_skips_lookup) {
+    // From v1.5.2 the chart skips the lookup of a group sized by both.
+    let skipped =
+        sized_skips_lookup && crate::values::truthy(cpu.json()) && crate::values::truthy(memory.json());
+    if !name.is_empty() && !skipped {
         looked_up(
             &instance_type,
             name,

@@ -75,7 +75,13 @@ impl Fact {
 
     /// The fact's bit in [`Charts::facts`].
     pub const fn bit(self) -> u32 {
-        1 << self as u32
+        match self {
+            Fact::Md0Default => 1,
+            Fact::NodeGroupResources => 1 << 1,
+            Fact::ApiServerVolumes => 1 << 2,
+            Fact::MaxUnhealthy => 1 << 3,
+            Fact::Oidc => 1 << 4,
+        }
     }
 
     /// Its name in `releases/<version>.json`.

@@ -292,8 +292,9 @@ fuzz-smoke:
 
 ## Regenerates policies/values-schema/schemas/ (the chart schemas and
 ## index.json the policy's build script turns into its embedded trees) from
-## the Cozystack release files in ../shared/data; the generator's drift
-## test fails until the result is committed.
+## the releases of releases/ and their files in ../shared/data; the
+## generator's drift test fails until the result is committed. A new release
+## is `cargo xtask import-release` (docs/releases.md), which runs this too.
 .PHONY: schemas
 schemas:
 	$(CARGO) run $(CARGO_FLAGS) --release -p values-schema-generator
@@ -311,25 +312,36 @@ playground: setup
 browser-test: playground
 	e2e/browser/run $(PLAYGROUND) e2e/browser/playground_check.py
 
-## The Helm oracle (oracle/, docs/oracle.md): every application kind of both
-## releases rendered as the platform renders it, against the bundle's verdicts;
-## fails on a disagreement oracle/exceptions.yaml does not list, then rewrites
-## chart-render's README table of template sites from the run, and the
-## Artifact Hub package that mirrors that README.
-## ORACLE_PER_KIND samples per kind and release, each also as stored, a share
-## again on each platform variant, and a quarter of that as UPDATEs (PUT and
-## merge PATCH). `oracle-smoke` is the test command's short run with the same
-## seed: fewer variants and updates, no name probes.
+## The Helm oracle (oracle/, docs/oracle.md): every application kind of every
+## release of releases/ rendered as the platform renders it, against the
+## bundle's verdicts with cozystackVersion set to that release (releases with
+## the same charts rendered once, and judged alike); fails on a disagreement
+## oracle/exceptions.yaml does not list, then rewrites chart-render's README
+## table of template sites from the run, and the Artifact Hub package that
+## mirrors that README.
+## ORACLE_PER_KIND samples per kind of the newest release of each line,
+## ORACLE_PATCH_PER_KIND of each older patch release, each also as stored, a
+## share again on each platform variant, and a quarter of that as UPDATEs (PUT
+## and merge PATCH). ORACLE_RELEASES names the releases instead (a release
+## candidate only so: docs/releases.md). `oracle-smoke` is the test command's
+## short run with the same seed: fewer samples, variants and updates, no name
+## probes, and of an older patch release neither cases nor nulls (the newest
+## of its line renders them).
 .PHONY: oracle oracle-smoke oracle-probes
 ORACLE_PER_KIND ?= 130
+ORACLE_PATCH_PER_KIND ?= 40
 ORACLE_SMOKE_PER_KIND ?= 12
+ORACLE_SMOKE_PATCH_PER_KIND ?= 2
 ORACLE_SEED ?= 1
+ORACLE_RELEASES ?=
+ORACLE_RELEASE_ARGS = $(foreach release,$(ORACLE_RELEASES),--release $(release))
 
 oracle: dist
 	tools/oracle test
-	tools/oracle suite --seed $(ORACLE_SEED) --per-kind $(ORACLE_PER_KIND)
-	tools/oracle coverage --write
-	$(XTASK) artifacthub
+	tools/oracle suite --seed $(ORACLE_SEED) --per-kind $(ORACLE_PER_KIND) \
+	  --patch-per-kind $(ORACLE_PATCH_PER_KIND) $(ORACLE_RELEASE_ARGS)
+	$(if $(ORACLE_RELEASES),,tools/oracle coverage --write)
+	$(if $(ORACLE_RELEASES),,$(XTASK) artifacthub)
 
 ## Values generated from the templates' conditions for the fail/required sites
 ## the last `make oracle` did not reach (oracle/probes/sites.yaml, which the
@@ -341,4 +353,5 @@ oracle-smoke: dist
 	tools/oracle test
 	tools/oracle coverage --check
 	tools/oracle suite --seed $(ORACLE_SEED) --per-kind $(ORACLE_SMOKE_PER_KIND) \
+	  --patch-per-kind $(ORACLE_SMOKE_PATCH_PER_KIND) --patch-light \
 	  --variant-every 32 --updates-per-kind 1 --no-name-probes --report target/oracle/smoke.json

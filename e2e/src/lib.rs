@@ -197,7 +197,7 @@ pub fn runs_with(case: &PolicyCase, deployed: &serde_json::Value) -> bool {
         && map
             .get("cozystackVersion")
             .and_then(serde_json::Value::as_str)
-            == Some(shared::Release::default().as_str())
+            == Some(release::Release::default().as_str())
     {
         map.remove("cozystackVersion");
     }

@@ -22,7 +22,7 @@ from . import coverage, probes
 from . import nulls as nulls_table
 from . import suite
 from .cluster import Cluster
-from .release import Release
+from .release import Release, versions
 from .render import Renderer
 from .variants import VARIANTS
 
@@ -35,11 +35,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data", help="the release data (../shared/data)")
     commands = parser.add_subparsers(dest="command", required=True)
     render = commands.add_parser("render", help="render application objects as the platform does")
-    render.add_argument("--release", default="v1.6.2", help="whose charts: v1.6.2 or v1.5.4")
+    render.add_argument("--release", default="v1.6.2", help="whose charts: a release of releases/ (default v1.6.2)")
     render.add_argument("--variant", default="default", choices=sorted(VARIANTS), help="the platform variant")
     render.add_argument("files", nargs="+", type=Path)
     nulls = commands.add_parser("nulls", help="write values-schema's table of nulls that fail a render")
-    nulls.add_argument("--release", action="append", dest="releases", help="v1.6.2 and/or v1.5.4 (default both)")
+    nulls.add_argument("--release", action="append", dest="releases", help="a release of releases/ (default every one with its own charts)")
     nulls.add_argument("--workers", type=int, default=0)
     commands.add_parser("test", help="the oracle's own unit tests")
     cover = commands.add_parser("coverage", help="chart-render's README table of template fail/required sites")
@@ -50,13 +50,18 @@ def main(argv: list[str]) -> int:
     mode.add_argument("--check", action="store_true", help="fail when a template site has no row")
     probe = commands.add_parser("probes", help="search values that reach the template sites the last run did not")
     probe.add_argument("--report", type=Path, default=ROOT / "target" / "oracle" / "report.json")
-    probe.add_argument("--release", action="append", dest="releases", help="v1.6.2 and/or v1.5.4 (default both)")
+    probe.add_argument("--release", action="append", dest="releases", help="a release of releases/ (default every released one)")
     probe.add_argument("--workers", type=int, default=0)
     probe.add_argument("--write", action="store_true", help="write probes/sites.yaml (with the probes it already has)")
     run = commands.add_parser("suite", help="the differential suite against the bundle")
     run.add_argument("--seed", type=int, default=1)
     run.add_argument("--per-kind", type=int, default=80, help="samples per kind and release (before their stored copies)")
-    run.add_argument("--release", action="append", dest="releases", help="v1.6.2 and/or v1.5.4 (default both)")
+    run.add_argument("--patch-per-kind", type=int, default=None,
+                     help="samples per kind of a release older than the newest of its line (default --per-kind)")
+    run.add_argument("--patch-light", action="store_true",
+                     help="leave out the cases and nulls of a release older than the newest of its line")
+    run.add_argument("--release", action="append", dest="releases",
+                     help="a release of releases/, candidates included (default every released one)")
     run.add_argument("--cli", type=Path, default=ROOT / "target" / "release" / "cozystack-policies")
     run.add_argument("--exceptions", type=Path, default=HERE / "exceptions.yaml")
     run.add_argument("--report", type=Path, default=ROOT / "target" / "oracle" / "report.json")
@@ -106,7 +111,7 @@ def main(argv: list[str]) -> int:
     if args.command == "probes":
         report = json.loads(args.report.read_text())
         with tempfile.TemporaryDirectory(prefix="oracle-") as work:
-            found = probes.search(args.data, report, args.releases or ["v1.6.2", "v1.5.4"], Path(work), args.workers)
+            found = probes.search(args.data, report, args.releases or versions(), Path(work), args.workers)
         if args.write:
             kept = [p for p in probes.read() if p.where not in {f.where for f in found if f.release == p.release}]
             probes.write(kept + found)
@@ -114,14 +119,15 @@ def main(argv: list[str]) -> int:
         return 0
     if args.command == "nulls":
         with tempfile.TemporaryDirectory(prefix="oracle-") as work:
-            nulls_table.write(args.data, ROOT, args.releases or ["v1.6.2", "v1.5.4"], Path(work), args.workers)
+            nulls_table.write(args.data, ROOT, args.releases or nulls_table.own_charts(), Path(work), args.workers)
         return 0
     with tempfile.TemporaryDirectory(prefix="oracle-") as work:
         return suite.run(
             data=args.data, root=ROOT, bundle=args.bundle, cli=args.cli, seed=args.seed, per_kind=args.per_kind,
-            versions=args.releases or ["v1.6.2", "v1.5.4"], exceptions=args.exceptions,
+            versions=args.releases or versions(), exceptions=args.exceptions,
             report=args.report, workdir=Path(work), workers=args.workers, names=args.names,
             variant_every=args.variant_every, updates_per_kind=args.updates_per_kind, helm_from=args.helm_from,
+            patch_per_kind=args.patch_per_kind, patch_light=args.patch_light,
         )
 
 

@@ -62,6 +62,15 @@ class Warns:
         return False
 
 
+def _names(listed: frozenset[str], release: str) -> bool:
+    """Whether ``listed`` (an entry's ``releases``) names ``release``: none
+    names every release, ``v1.6`` every release of that line."""
+    if not listed:
+        return True
+    line = ".".join(release.removeprefix("v").split(".")[:2])
+    return release in listed or f"v{line}" in listed
+
+
 @dataclass(frozen=True)
 class Missed:
     """Helm (or cozystack-api, or kube-apiserver) refuses, the bundle allows."""
@@ -77,7 +86,7 @@ class Missed:
     variants: frozenset[str] = frozenset()
 
     def excuses(self, kind: str, release: str, variant: str, outcome, warnings: list[dict]) -> bool:
-        if kind not in self.kinds or (self.releases and release not in self.releases):
+        if kind not in self.kinds or not _names(self.releases, release):
             return False
         if self.variants and variant not in self.variants:
             return False
@@ -104,7 +113,7 @@ class Denied:
     releases: frozenset[str] = frozenset()
 
     def excuses(self, kind: str, release: str, rule: str) -> bool:
-        return kind in self.kinds and (not self.releases or release in self.releases) and rule == self.rule
+        return kind in self.kinds and _names(self.releases, release) and rule == self.rule
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from . import sdk
 
 from .generate import _null_paths, _object, _base_spec, _set, render_path
 from .pool import Pool, Task
-from .release import Release
+from .release import Release, entries, versions
 
 
 def _message(text: str) -> str:
@@ -53,6 +53,10 @@ def table(data: Path, version: str, workdir: Path, workers: int) -> dict[str, li
     for index, outcome in Pool(data, workdir, workers).outcomes(tasks):
         if outcome.oracle_error:
             raise RuntimeError(f"{jobs[index][0]} {render_path(jobs[index][1])}: the oracle could not render: {outcome.message}")
+        if outcome.stage == "resources":
+            # A render cut short says nothing about the null: a table
+            # written from it would deny what Helm renders.
+            raise RuntimeError(f"{jobs[index][0]} {render_path(jobs[index][1])}: {outcome.message}; run again on a quieter machine")
         if outcome.ok or outcome.stage == "schema":
             continue
         kind, path = jobs[index]
@@ -65,9 +69,17 @@ def table(data: Path, version: str, workdir: Path, workers: int) -> dict[str, li
     return found
 
 
-def write(data: Path, root: Path, versions: list[str], workdir: Path, workers: int) -> None:
-    for version in versions:
+def own_charts() -> list[str]:
+    """Every release of ``releases/`` with charts of its own, candidates
+    included: each has a table (one that shares another's charts, its)."""
+    known = entries()
+    return [v for v in versions(candidates=True) if "charts" in known[v]]
+
+
+def write(data: Path, root: Path, wanted: list[str], workdir: Path, workers: int) -> None:
+    for version in wanted:
         out = root / "policies" / "values-schema" / "schemas" / version / "nulls.json"
+        out.parent.mkdir(parents=True, exist_ok=True)
         found = table(data, version, workdir, workers)
         out.write_text(json.dumps(found, indent=1, sort_keys=True) + "\n")
         count = sum(len(v) for v in found.values())

@@ -78,7 +78,8 @@ class Pool:
     rendering a release's applications on that release's platform."""
 
     def __init__(self, data: Path, workdir: Path, workers: int = 0, keep: bool = False) -> None:
-        self.data, self.workdir = data, workdir
+        # Absolute: the workers run in oracle/, not where the paths were given.
+        self.data, self.workdir = data.resolve(), workdir.resolve()
         self.size = workers or max(1, min(4, os.cpu_count() or 1))
         #: Keep the workers (and the platforms they booted) between calls
         #: of :meth:`outcomes` until :meth:`close`.

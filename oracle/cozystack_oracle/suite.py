@@ -25,7 +25,7 @@ from .bundle import Verdict, judge
 from .exceptions import load as load_exceptions
 from .generate import Sample, on_variants, samples, stored, updates
 from .pool import Pool, Task
-from .release import Release
+from .release import Release, by_charts
 from .render import Outcome
 
 
@@ -66,6 +66,30 @@ def _content(release: str, variant: str, obj: dict, old: dict | None) -> str:
     return json.dumps([release, variant, obj, old], sort_keys=True)
 
 
+def _line(version: str) -> str:
+    return ".".join(version.removeprefix("v").split(".")[:2])
+
+
+def patches(versions: list[str]) -> set[str]:
+    """The releases of ``versions`` (newest first) older than the newest of
+    their line."""
+    seen: set[str] = set()
+    older: set[str] = set()
+    for version in versions:
+        if _line(version) in seen:
+            older.add(version)
+        seen.add(_line(version))
+    return older
+
+
+def per_release(versions: list[str], per_kind: int, patch_per_kind: int | None) -> dict[str, int]:
+    """Samples per kind of each release: ``per_kind`` for the newest of
+    each line (``versions`` is newest first), ``patch_per_kind`` for the
+    older patch releases of a line."""
+    older = patches(versions)
+    return {v: patch_per_kind if v in older and patch_per_kind is not None else per_kind for v in versions}
+
+
 def _versioned(root: Path) -> list[str]:
     """The policies with a ``cozystackVersion`` setting (their README's
     settings table lists it): a cluster of an older release sets it."""
@@ -96,22 +120,31 @@ def run(
     variant_every: int = VARIANT_EVERY,
     updates_per_kind: int | None = None,
     helm_from: Path | None = None,
+    patch_per_kind: int | None = None,
+    patch_light: bool = False,
 ) -> int:
     """Renders samples of every kind of ``versions`` with Helm and judges them
-    with the bundle of ``bundle``: its ``dist/`` and ``deploy/``. The
+    with the bundle of ``bundle``: its ``dist/`` and ``deploy/``, each
+    release with ``cozystackVersion`` set to it. Releases with the same
+    charts are rendered once, and the bundle must judge them alike. The
     samples come from ``root``'s cases, so an older bundle is measured on
     the same objects as this one."""
     started = time.monotonic()
-    platform = Release.at(data, "v1.6.2")
     accepted = load_exceptions(exceptions)
     everything: list[Sample] = []
-    releases = {version: Release.at(data, version) for version in versions}
+    groups = by_charts(versions)
+    counts = per_release(list(groups), per_kind, patch_per_kind)
+    older = patches(list(groups))
+    releases = {version: Release.at(data, version) for version in groups}
     for version, release in releases.items():
-        found = samples(release, root / "policies", seed, per_kind, _chart_defaults(release), names)
+        count = counts[version]
+        light = patch_light and version in older
+        found = samples(release, root / "policies", seed, count, _chart_defaults(release), names, light)
         found += on_variants(found, variant_every)
         everything += found + [stored(s, release) for s in found]
-        everything += updates(found, release, per_kind // UPDATE_SHARE if updates_per_kind is None else updates_per_kind, seed)
-    print(f"oracle: {len(everything)} objects ({', '.join(versions)}, seed {seed})", file=sys.stderr)
+        everything += updates(found, release, count // UPDATE_SHARE if updates_per_kind is None else updates_per_kind, seed)
+    shown = ", ".join(f"{v} ({counts[v]} per kind{', also ' + ', '.join(g[1:]) if len(g) > 1 else ''})" for v, g in groups.items())
+    print(f"oracle: {len(everything)} objects ({shown}, seed {seed})", file=sys.stderr)
 
     outcomes: dict[int, Outcome] = {}
     known: dict[str, Outcome] = {}
@@ -136,10 +169,20 @@ def run(
     print(f"oracle: Helm judged them in {time.monotonic() - started:.0f} s", file=sys.stderr)
 
     verdicts: dict[str, Verdict] = {}
-    for version in versions:
-        mine = [s for s in everything if s.release == version]
-        settings = {} if version == platform.version else {p: {"cozystackVersion": version} for p in _versioned(bundle)}
-        verdicts.update(judge(cli, bundle, mine, settings))
+    mismatches: list[str] = []
+    for lead, members in groups.items():
+        mine = [s for s in everything if s.release == lead]
+        for version in members:
+            settings = {p: {"cozystackVersion": version} for p in _versioned(bundle)}
+            judged = judge(cli, bundle, mine, settings)
+            if version == lead:
+                verdicts.update(judged)
+                continue
+            # The same charts: the same verdicts, rule for rule.
+            for sample in mine:
+                ours, theirs = judged[sample.id], verdicts[sample.id]
+                if (ours.violations, [w["rule"] for w in ours.warnings]) != (theirs.violations, [w["rule"] for w in theirs.warnings]):
+                    mismatches.append(f"{sample.id}: {version} and {lead} have the same charts, but the bundle judged them apart")
 
     judged = [Judged(s, outcomes[i], verdicts[s.id]) for i, s in enumerate(everything)]
     for item in judged:
@@ -157,9 +200,17 @@ def run(
     errors = [j for j in judged if j.category == "oracle error"]
     for item in errors[:50]:
         print(f"ORACLE ERROR: {item.sample.id}: {item.outcome.stage}: {' '.join(item.outcome.message.split())[:300]}")
+    for line in mismatches[:50]:
+        print(f"RELEASE MISMATCH: {line}")
+    for version in releases:
+        mine = [j for j in judged if j.sample.release == version]
+        bad = sum(1 for j in mine if j.category in ("missed", "false denial") and not j.excused)
+        print(f"oracle: {version}{' (also ' + ', '.join(groups[version][1:]) + ')' if len(groups[version]) > 1 else ''}: "
+              f"{len(mine)} objects, {bad} unlisted disagreement(s)")
     print(f"oracle: {len(judged)} objects in {time.monotonic() - started:.0f} s; "
-          f"{len(unlisted)} unlisted disagreement(s), {len(errors)} oracle error(s); report in {report}")
-    return 1 if unlisted or errors else 0
+          f"{len(unlisted)} unlisted disagreement(s), {len(errors)} oracle error(s), "
+          f"{len(mismatches)} release mismatch(es); report in {report}")
+    return 1 if unlisted or errors or mismatches else 0
 
 
 def _print_tables(judged: list[Judged], releases: dict[str, Release]) -> None:

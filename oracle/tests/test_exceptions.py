@@ -96,3 +96,28 @@ denied:
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Releases(unittest.TestCase):
+    def test_a_line_names_each_of_its_releases(self):
+        found = exceptions("""
+missed:
+  - kinds: [Ingress]
+    where: ingress/templates/nginx-ingress.yaml:15
+    releases: [v1.5]
+    warns: {rule: chart-render/host-ingress-proxy-protocol, field: [proxyProtocol]}
+    reason: the v1.5 charts
+denied:
+  - kinds: [Ingress]
+    rule: chart-render/x
+    releases: [v1.6.1]
+    reason: one release
+""")
+        failed = Outcome("template", "ingress/templates/nginx-ingress.yaml:15", "boom")
+        warned = [warning("chart-render/host-ingress-proxy-protocol", "spec.proxyProtocol")]
+        for release in ("v1.5.1", "v1.5.4"):
+            self.assertTrue(found.excuse_missed("Ingress", release, "default", failed, warned), release)
+        self.assertFalse(found.excuse_missed("Ingress", "v1.6.2", "default", failed, warned))
+        denial = [{"rule": "chart-render/x", "field": "spec", "message": ""}]
+        self.assertTrue(found.excuse_denied("Ingress", "v1.6.1", denial))
+        self.assertFalse(found.excuse_denied("Ingress", "v1.6.2", denial))

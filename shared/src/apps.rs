@@ -1,42 +1,12 @@
 //! The `apps.cozystack.io` kinds a Cozystack v1.5/v1.6 cluster can serve.
 //!
-//! Kinds and plurals come from the ApplicationDefinitions of v1.6.2
-//! (`spec.application.{kind,plural}`, hand-written there, not computed:
-//! `kuberneteses`, `kubernetesnodeses`, `externaldns`); the release prefix
-//! is `spec.release.prefix`, which names the HelmRelease behind each app.
-//! `ComputePlane` exists only on main (the future 1.7) and is not listed.
-
-/// A Cozystack release whose charts the bundle knows.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum Release {
-    /// v1.6.2, the release the bundle's rules follow by default.
-    #[default]
-    V1_6_2,
-    /// v1.5.4, the release clusters upgrade to v1.6 from.
-    V1_5_4,
-}
-
-impl Release {
-    /// Every known release, newest first.
-    pub const ALL: [Release; 2] = [Release::V1_6_2, Release::V1_5_4];
-
-    /// `v1.6.2`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Release::V1_6_2 => "v1.6.2",
-            Release::V1_5_4 => "v1.5.4",
-        }
-    }
-
-    /// The release `text` names, with or without its `v`.
-    pub fn parse(text: &str) -> Option<Release> {
-        let text = text.trim();
-        let text = text.strip_prefix('v').unwrap_or(text);
-        Release::ALL
-            .into_iter()
-            .find(|release| release.as_str().get(1..) == Some(text))
-    }
-}
+//! Kinds and plurals come from the ApplicationDefinitions of the released
+//! releases the bundle knows (`spec.application.{kind,plural}`,
+//! hand-written there, not computed: `kuberneteses`, `kubernetesnodeses`,
+//! `externaldns`); the release prefix is `spec.release.prefix`, which names
+//! the HelmRelease behind each app. [`APP_KINDS`] is written with the table
+//! of releases ([`crate::release`]); a release candidate's new kinds
+//! (`ComputePlane`) are only its own ([`crate::Release::serves`]).
 
 /// API group of Cozystack applications.
 pub const APPS_GROUP: &str = "apps.cozystack.io";
@@ -59,51 +29,11 @@ pub struct AppKind {
     pub release_prefix: &'static str,
 }
 
-const fn app(kind: &'static str, plural: &'static str, release_prefix: &'static str) -> AppKind {
-    AppKind {
-        kind,
-        plural,
-        release_prefix,
-    }
-}
+// Written by `cargo xtask import-release`, as it writes it.
+#[rustfmt::skip]
+mod kinds;
 
-/// Every application kind, in alphabetical order.
-pub const APP_KINDS: &[AppKind] = &[
-    app("BootBox", "bootboxes", ""),
-    app("Bucket", "buckets", "bucket-"),
-    app("ClickHouse", "clickhouses", "clickhouse-"),
-    app("Etcd", "etcds", ""),
-    app("ExternalDNS", "externaldns", ""),
-    app("FoundationDB", "foundationdbs", "foundationdb-"),
-    app("HTTPCache", "httpcaches", "http-cache-"),
-    app("Harbor", "harbors", "harbor-"),
-    app("Info", "infos", ""),
-    app("Ingress", "ingresses", ""),
-    app("Kafka", "kafkas", "kafka-"),
-    app("Kubernetes", "kuberneteses", "kubernetes-"),
-    app("KubernetesNodes", "kubernetesnodeses", "kubernetes-nodes-"),
-    app("MariaDB", "mariadbs", "mariadb-"),
-    app("MongoDB", "mongodbs", "mongodb-"),
-    app("Monitoring", "monitorings", ""),
-    app("NATS", "natses", "nats-"),
-    app("OpenBAO", "openbaos", "openbao-"),
-    app("OpenSearch", "opensearches", "opensearch-"),
-    app("Postgres", "postgreses", "postgres-"),
-    app("Qdrant", "qdrants", "qdrant-"),
-    app("RabbitMQ", "rabbitmqs", "rabbitmq-"),
-    app("Redis", "redises", "redis-"),
-    app("SeaweedFS", "seaweedfses", ""),
-    app("TCPBalancer", "tcpbalancers", "tcp-balancer-"),
-    app("Tenant", "tenants", "tenant-"),
-    app("VMDisk", "vmdisks", "vm-disk-"),
-    app("VMInstance", "vminstances", "vm-instance-"),
-    app("VPN", "vpns", "vpn-"),
-    app(
-        "VirtualPrivateCloud",
-        "virtualprivateclouds",
-        "virtualprivatecloud-",
-    ),
-];
+pub use kinds::APP_KINDS;
 
 /// The application kind called `kind` (exact, case-sensitive, as the API).
 pub fn app_kind(kind: &str) -> Option<&'static AppKind> {

@@ -11,7 +11,8 @@
 //! - [`verdict`] and [`warnings`]: findings tagged with their rule, refusals and the SDK's
 //!   response, with warnings fitted to what the API server passes on;
 //! - [`settings`]: exact settings validation and exemptions;
-//! - [`apps`] and [`validators`]: platform facts and Kubernetes syntax;
+//! - [`apps`] and [`validators`]: platform facts and Kubernetes syntax
+//!   (the releases the bundle knows are the `release` crate's);
 //! - [`sprig`] and [`migration`]: what Helm's templates make of a value, and
 //!   the migration version as the platform chart reads it;
 //! - [`first_seen`]: earlier entries of a list by key, without rescanning it;
@@ -36,7 +37,6 @@ pub mod validators;
 pub mod verdict;
 pub mod warnings;
 
-pub use apps::Release;
 pub use field::{Field, FieldError, FieldPath, Kind};
 pub use findings::Findings;
 pub use kubewarden_policy_sdk as sdk;
@@ -46,7 +46,7 @@ pub use request::{Operation, Request, User};
 pub use rule::{Catalogue, Level, NOT_CHECKED_SUFFIX, Rule, is_not_checked};
 pub use select::{Reads, Selection};
 pub use serde_json::Value;
-pub use settings::{CozystackVersion, Exemptions, RuleIds};
+pub use settings::{Exemptions, RuleIds};
 pub use verdict::{Finding, FindingKind, ParsedLine, Refusal, Review, Tag, Verdict};
 
 use kubewarden_policy_sdk::wapc_guest::CallResult;

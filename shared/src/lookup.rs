@@ -96,23 +96,48 @@ impl LookupError {
     }
 }
 
+/// The host's operation that lists a kind in one namespace.
+pub const LIST_BY_NAMESPACE: &str = "list_resources_by_namespace";
+/// The host's operation that lists a kind in the whole cluster.
+pub const LIST_ALL: &str = "list_resources_all";
+/// The host's operation that gets one object.
+pub const GET: &str = "get_resource";
+
 /// Where cluster reads go: the policy-server ([`Host`]), nowhere
 /// ([`Offline`]) or, in tests, a recorded session.
+///
+/// One operation, as the host protocol has it: the typed reads
+/// (`list_by_namespace`, `list_all`, `get`, on `dyn Cluster`) write their
+/// request and call it. A module then carries the writing of only the
+/// reads it makes: a trait method per read would put all three in every
+/// module's table of [`Host`]'s methods.
 pub trait Cluster {
+    /// The raw answer to `operation` ([`LIST_BY_NAMESPACE`], [`LIST_ALL`],
+    /// [`GET`]) with `request`, the SDK's request of that operation as
+    /// JSON.
+    fn call(&self, operation: &str, request: &[u8]) -> Result<Vec<u8>, LookupError>;
+}
+
+impl dyn Cluster + '_ {
     /// The raw answer to a `list_resources_by_namespace` call.
-    fn list_by_namespace(&self, request: &ListByNamespace<'_>) -> Result<Vec<u8>, LookupError>;
+    pub fn list_by_namespace(&self, request: &ListByNamespace<'_>) -> Result<Vec<u8>, LookupError> {
+        self.send(LIST_BY_NAMESPACE, request)
+    }
 
     /// The raw answer to a `get_resource` call.
-    fn get(&self, request: &GetResource<'_>) -> Result<Vec<u8>, LookupError>;
+    pub fn get(&self, request: &GetResource<'_>) -> Result<Vec<u8>, LookupError> {
+        self.send(GET, request)
+    }
 
-    /// The raw answer to a `list_resources_all` call. The default refuses,
-    /// so a cluster that answers only namespaced reads (a test double) needs
-    /// no change; [`Host`] asks the policy-server.
-    fn list_all(&self, request: &ListAll<'_>) -> Result<Vec<u8>, LookupError> {
-        Err(LookupError(format!(
-            "this host does not list all {}/{} objects",
-            request.api_version, request.kind
-        )))
+    /// The raw answer to a `list_resources_all` call.
+    pub fn list_all(&self, request: &ListAll<'_>) -> Result<Vec<u8>, LookupError> {
+        self.send(LIST_ALL, request)
+    }
+
+    fn send(&self, operation: &str, request: &impl Serialize) -> Result<Vec<u8>, LookupError> {
+        let body = serde_json::to_vec(request)
+            .map_err(|e| LookupError(format!("cannot encode the request: {e}")))?;
+        self.call(operation, &body)
     }
 }
 
@@ -120,26 +145,10 @@ pub trait Cluster {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Host;
 
-impl Host {
-    fn call(operation: &str, request: &impl Serialize) -> Result<Vec<u8>, LookupError> {
-        let body = serde_json::to_vec(request)
-            .map_err(|e| LookupError(format!("cannot encode the request: {e}")))?;
-        crate::sdk::wapc_guest::host_call("kubewarden", "kubernetes", operation, &body)
-            .map_err(|e| LookupError::from_host(&e.to_string()))
-    }
-}
-
 impl Cluster for Host {
-    fn list_by_namespace(&self, request: &ListByNamespace<'_>) -> Result<Vec<u8>, LookupError> {
-        Self::call("list_resources_by_namespace", request)
-    }
-
-    fn get(&self, request: &GetResource<'_>) -> Result<Vec<u8>, LookupError> {
-        Self::call("get_resource", request)
-    }
-
-    fn list_all(&self, request: &ListAll<'_>) -> Result<Vec<u8>, LookupError> {
-        Self::call("list_resources_all", request)
+    fn call(&self, operation: &str, request: &[u8]) -> Result<Vec<u8>, LookupError> {
+        crate::sdk::wapc_guest::host_call("kubewarden", "kubernetes", operation, request)
+            .map_err(|e| LookupError::from_host(&e.to_string()))
     }
 }
 
@@ -150,15 +159,7 @@ pub struct Offline;
 const OFFLINE: &str = "no cluster to ask";
 
 impl Cluster for Offline {
-    fn list_by_namespace(&self, _: &ListByNamespace<'_>) -> Result<Vec<u8>, LookupError> {
-        Err(LookupError(OFFLINE.to_owned()))
-    }
-
-    fn get(&self, _: &GetResource<'_>) -> Result<Vec<u8>, LookupError> {
-        Err(LookupError(OFFLINE.to_owned()))
-    }
-
-    fn list_all(&self, _: &ListAll<'_>) -> Result<Vec<u8>, LookupError> {
+    fn call(&self, _: &str, _: &[u8]) -> Result<Vec<u8>, LookupError> {
         Err(LookupError(OFFLINE.to_owned()))
     }
 }
@@ -374,10 +375,8 @@ mod tests {
     fn a_get_that_finds_nothing_is_an_absence_not_an_error() {
         struct Answers(Result<&'static str, String>);
         impl Cluster for Answers {
-            fn list_by_namespace(&self, _: &ListByNamespace<'_>) -> Result<Vec<u8>, LookupError> {
-                Ok(b"{}".to_vec())
-            }
-            fn get(&self, _: &GetResource<'_>) -> Result<Vec<u8>, LookupError> {
+            fn call(&self, operation: &str, _: &[u8]) -> Result<Vec<u8>, LookupError> {
+                assert_eq!(operation, GET);
                 self.0
                     .clone()
                     .map(|a| a.as_bytes().to_vec())
@@ -422,7 +421,8 @@ mod tests {
             disable_cache: false,
             field_masks: None,
         };
-        assert_eq!(Offline.get(&get).unwrap_err().0, "no cluster to ask");
+        let offline: &dyn Cluster = &Offline;
+        assert_eq!(offline.get(&get).unwrap_err().0, "no cluster to ask");
         let all = ListAll {
             api_version: "cozystack.io/v1alpha1",
             kind: "ApplicationDefinition",
@@ -430,30 +430,43 @@ mod tests {
             field_selector: None,
             field_masks: None,
         };
-        assert_eq!(Offline.list_all(&all).unwrap_err().0, "no cluster to ask");
+        assert_eq!(offline.list_all(&all).unwrap_err().0, "no cluster to ask");
     }
 
     #[test]
-    fn list_all_is_refused_by_clusters_that_do_not_answer_it() {
-        struct Namespaced;
-        impl Cluster for Namespaced {
-            fn list_by_namespace(&self, _: &ListByNamespace<'_>) -> Result<Vec<u8>, LookupError> {
-                Ok(b"{}".to_vec())
-            }
-            fn get(&self, _: &GetResource<'_>) -> Result<Vec<u8>, LookupError> {
-                Ok(b"{}".to_vec())
+    fn each_read_sends_its_operation_and_the_sdk_s_request() {
+        /// Echoes the operation and the request it is called with.
+        struct Echo;
+        impl Cluster for Echo {
+            fn call(&self, operation: &str, request: &[u8]) -> Result<Vec<u8>, LookupError> {
+                Ok([operation.as_bytes(), b" ", request].concat())
             }
         }
+        let cluster: &dyn Cluster = &Echo;
+        let masks = ["metadata.name"];
+        let list = ListByNamespace {
+            api_version: "v1",
+            kind: "Secret",
+            namespace: "a",
+            label_selector: None,
+            field_selector: None,
+            field_masks: Some(&masks),
+        };
+        assert_eq!(
+            String::from_utf8(cluster.list_by_namespace(&list).unwrap()).unwrap(),
+            r#"list_resources_by_namespace {"api_version":"v1","kind":"Secret","namespace":"a","label_selector":null,"field_selector":null,"field_masks":["metadata.name"]}"#
+        );
         let all = ListAll {
-            api_version: "cozystack.io/v1alpha1",
-            kind: "ApplicationDefinition",
+            api_version: "v1",
+            kind: "Node",
             label_selector: None,
             field_selector: None,
             field_masks: None,
         };
-        assert_eq!(
-            Namespaced.list_all(&all).unwrap_err().0,
-            "this host does not list all cozystack.io/v1alpha1/ApplicationDefinition objects"
+        assert!(
+            String::from_utf8(cluster.list_all(&all).unwrap())
+                .unwrap()
+                .starts_with("list_resources_all {")
         );
     }
 }

@@ -127,6 +127,26 @@ impl Rule {
         }
     }
 
+    /// The rule of a policy whose rules follow a release's charts, when the
+    /// release to judge by is not simply known.
+    ///
+    /// The cluster runs a Cozystack release the bundle does not know, so the rules that follow a
+    /// release's charts did not check the object; or the cluster's release could not be read, so
+    /// they judged it by the default release's charts.
+    ///
+    /// Source: the setting `cozystackVersion: cluster`; the release the cluster records in Deployment
+    /// `cozy-system/cozystack-operator` (`packages/core/installer/templates/cozystack-operator.yaml`,
+    /// `pkg/version/version.go`).
+    /// `level` is [`Level::NotCheckedWarns`], or [`Level::NotCheckedFails`]
+    /// in a report-only policy.
+    pub const fn release_not_checked(policy: &'static str, level: Level) -> Rule {
+        Rule {
+            policy,
+            id: "release-not-checked",
+            level,
+        }
+    }
+
     /// `<policy>/<id>`, as the tag of a finding shows it.
     pub fn tag(&self) -> String {
         format!("{}/{}", self.policy, self.id)

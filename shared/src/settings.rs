@@ -11,7 +11,6 @@ use serde::de::DeserializeOwned;
 use kubewarden_policy_sdk::settings::{SettingsValidationResponse, Validatable};
 use kubewarden_policy_sdk::wapc_guest::CallResult;
 
-use crate::apps::Release;
 use crate::request::User;
 use crate::rule::Rule;
 use crate::validators::{is_dns1123_label, is_dns1123_subdomain};
@@ -73,41 +72,6 @@ impl Exemptions {
                         == Some((namespace, name))
                 })
             })
-    }
-}
-
-/// The setting `cozystackVersion`: the Cozystack release whose charts a
-/// policy judges for, `v1.6.2` (the default) or `v1.5.4`, with or without
-/// the `v`. Kept as written, so that [`CozystackVersion::validate`] can
-/// quote a wrong one.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(transparent)]
-pub struct CozystackVersion(Option<String>);
-
-impl CozystackVersion {
-    /// The release the setting names; `None` only for a value
-    /// [`CozystackVersion::validate`] refuses.
-    pub fn release(&self) -> Option<Release> {
-        match &self.0 {
-            None => Some(Release::default()),
-            Some(text) => Release::parse(text),
-        }
-    }
-
-    /// Refuses a value that names no known release, naming the choices and
-    /// where the platform says its own.
-    pub fn validate(&self) -> Result<(), String> {
-        if self.release().is_some() {
-            return Ok(());
-        }
-        let known: Vec<&str> = Release::ALL.iter().map(|r| r.as_str()).collect();
-        Err(format!(
-            "cozystackVersion {:?} is not a release this policy knows: set {} \
-             (the platform's version: kubectl get configmap -n cozy-system cozystack-version)",
-            self.0.as_deref().unwrap_or_default(),
-            known.join(" or ")
-        ))
     }
 }
 
@@ -233,21 +197,6 @@ mod tests {
     struct Example {
         #[serde(default)]
         exemptions: Exemptions,
-    }
-
-    #[test]
-    fn cozystack_version_names_a_known_release() {
-        let version = |json: &str| serde_json::from_str::<CozystackVersion>(json).unwrap();
-        assert_eq!(version("null").release(), Some(Release::V1_6_2));
-        assert_eq!(version(r#""v1.5.4""#).release(), Some(Release::V1_5_4));
-        assert_eq!(version(r#"" 1.6.2 ""#).release(), Some(Release::V1_6_2));
-        let wrong = version(r#""v1.6""#);
-        assert_eq!(wrong.release(), None);
-        assert_eq!(
-            wrong.validate().unwrap_err(),
-            "cozystackVersion \"v1.6\" is not a release this policy knows: set v1.6.2 or v1.5.4 \
-             (the platform's version: kubectl get configmap -n cozy-system cozystack-version)"
-        );
     }
 
     #[test]

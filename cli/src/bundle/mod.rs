@@ -18,8 +18,9 @@ use host::{
     AdmissionRequest, AdmissionResponse, HostCapabilities, Policy, PolicyModule, WarmInstance,
 };
 use rayon::prelude::*;
+use release::Release;
 use serde_json::Value;
-use shared::{FieldPath, Release};
+use shared::FieldPath;
 use wasm_meta::metadata::URL_ANNOTATION;
 
 use crate::finding::{Answered, CHECK, Finding, Location, Object, RuleId};
@@ -117,8 +118,26 @@ impl Bundle {
     /// `policies` judge as on `release` where their settings take
     /// `cozystackVersion` and do not set it (a module that refuses the
     /// setting keeps its settings).
-    pub fn at_release(mut self, policies: &[&str], release: Release) -> Self {
-        for module in self.modules.iter().filter(|m| policies.contains(&m.name())) {
+    pub fn at_release(self, policies: &[&str], release: Release) -> Self {
+        self.with_version(Some(policies), release.as_str())
+    }
+
+    /// Every policy that takes `cozystackVersion` and does not set it judges
+    /// by the release the cluster records, and values-schema by the
+    /// cluster's ApplicationDefinitions (`cozystackVersion: cluster`): what
+    /// a snapshot answers.
+    pub fn from_cluster(self) -> Self {
+        self.with_version(None, release::FROM_CLUSTER)
+    }
+
+    /// `cozystackVersion: version` for `policies` (every policy when
+    /// `None`) whose settings take it and do not set it.
+    fn with_version(mut self, policies: Option<&[&str]>, version: &str) -> Self {
+        for module in self
+            .modules
+            .iter()
+            .filter(|m| policies.is_none_or(|p| p.contains(&m.name())))
+        {
             let mut settings = match self.settings.get(module.name()) {
                 Some(Value::Object(settings)) => settings.clone(),
                 Some(_) => continue,
@@ -127,7 +146,7 @@ impl Bundle {
             if settings.contains_key(VERSION_SETTING) {
                 continue;
             }
-            settings.insert(VERSION_SETTING.into(), release.as_str().into());
+            settings.insert(VERSION_SETTING.into(), version.into());
             let settings = Value::Object(settings);
             if module.configure(settings.clone()).is_ok() {
                 self.settings.insert(module.name().to_owned(), settings);

@@ -39,7 +39,7 @@ const REQUIREMENTS: (&str, &[&str]) = ("chart-render", &["flux-minimum-version"]
 pub fn configure(bundle: crate::bundle::Bundle) -> crate::bundle::Bundle {
     let (policy, rules) = REQUIREMENTS;
     bundle
-        .at_release(BEFORE_THE_UPGRADE, shared::Release::V1_5_4)
+        .at_release(BEFORE_THE_UPGRADE, release::Release::V1_5_4)
         .raising(policy, rules)
 }
 

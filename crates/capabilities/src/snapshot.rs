@@ -50,6 +50,9 @@ use mask::masked;
 pub use reads::{Fields, Reads};
 use selector::{field_selector, label_selector};
 
+use release::Found;
+use shared::lookup::{Cluster, LookupError};
+
 use crate::replay::CapabilityRequest;
 
 /// The objects of a cluster, as captured, and what the capture read.
@@ -742,6 +745,27 @@ fn kind_command(api_version: &str, kind: &str) -> String {
     )
 }
 
+/// A snapshot answers a module's reads as policy-server would
+/// ([`Snapshot::answer`]), and the same reads made by the bundle's own
+/// code: the release the cluster records ([`Snapshot::cozystack_release`]).
+impl Cluster for Snapshot {
+    fn call(&self, operation: &str, request: &[u8]) -> Result<Vec<u8>, LookupError> {
+        let request = CapabilityRequest::from_host_call("kubernetes", operation, request)
+            .map_err(LookupError)?;
+        self.answer(&request).map_err(LookupError)
+    }
+}
+
+impl Snapshot {
+    /// The Cozystack release the cluster records and whether the bundle
+    /// knows it, as the policies read it with `cozystackVersion: cluster`;
+    /// an error when the snapshot did not capture the Deployment that
+    /// records it (the preflight and the wiring report print either).
+    pub fn cozystack_release(&self) -> Result<Found, LookupError> {
+        Found::read(self)
+    }
+}
+
 /// What a snapshot says of one object it did not read.
 fn unread_object(
     api_version: &str,
@@ -1396,5 +1420,43 @@ annotations:
                 .unwrap_err()
                 .contains("Kubernetes reads only")
         );
+    }
+
+    #[test]
+    fn a_snapshot_names_the_release_its_cluster_records() {
+        let operator = |image: &str| {
+            json!({"apiVersion": "apps/v1", "kind": "Deployment",
+                   "metadata": {"name": "cozystack-operator", "namespace": "cozy-system"},
+                   "spec": {"template": {"spec": {"containers": [
+                       {"name": "cozystack-operator", "image": image}]}}}})
+        };
+        let found = Snapshot::new(vec![operator(
+            "ghcr.io/cozystack/cozystack/cozystack-operator:v1.5.1@sha256:0",
+        )])
+        .unwrap()
+        .cozystack_release()
+        .unwrap();
+        assert_eq!(found.recorded, "v1.5.1");
+        assert_eq!(found.known, release::Release::parse("v1.5.1"));
+        assert!(
+            found.to_string().ends_with("a release the bundle knows"),
+            "{found}"
+        );
+        let newer = Snapshot::new(vec![operator("cozystack-operator:v1.9.0")])
+            .unwrap()
+            .cozystack_release()
+            .unwrap();
+        assert_eq!(newer.known, None);
+        assert!(
+            newer
+                .to_string()
+                .contains("a release the bundle does not know"),
+            "{newer}"
+        );
+        let error = Snapshot::new(Vec::new())
+            .unwrap()
+            .cozystack_release()
+            .unwrap_err();
+        assert!(error.0.contains("the snapshot did not read"), "{error}");
     }
 }

@@ -25,7 +25,7 @@ use kubewarden_policy_sdk::settings::SettingsValidationResponse;
 use libtest_mimic::{Arguments, Failed, Trial};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use shared::lookup::{Cluster, GetResource, ListAll, ListByNamespace, LookupError};
+use shared::lookup::{Cluster, LookupError};
 use shared::{Catalogue, Evaluate, Selection, Validatable};
 
 use crate::case::{Case, Evaluation, Evaluator, Runner, SettingsAnswer, case_files};
@@ -73,31 +73,12 @@ impl<S> Native<S> {
 /// from the host-call payload the rule's request serialises to.
 struct Replay<'c>(&'c RefCell<HostCalls>);
 
-impl Replay<'_> {
-    fn call(
-        &self,
-        operation: &str,
-        request: &impl serde::Serialize,
-    ) -> Result<Vec<u8>, LookupError> {
-        let payload = serde_json::to_vec(request).map_err(|e| LookupError(e.to_string()))?;
+impl Cluster for Replay<'_> {
+    fn call(&self, operation: &str, request: &[u8]) -> Result<Vec<u8>, LookupError> {
         self.0
             .borrow_mut()
-            .answer("kubewarden", "kubernetes", operation, &payload)
+            .answer("kubewarden", "kubernetes", operation, request)
             .map_err(|message| LookupError::from_host(&message))
-    }
-}
-
-impl Cluster for Replay<'_> {
-    fn list_by_namespace(&self, request: &ListByNamespace<'_>) -> Result<Vec<u8>, LookupError> {
-        self.call("list_resources_by_namespace", request)
-    }
-
-    fn get(&self, request: &GetResource<'_>) -> Result<Vec<u8>, LookupError> {
-        self.call("get_resource", request)
-    }
-
-    fn list_all(&self, request: &ListAll<'_>) -> Result<Vec<u8>, LookupError> {
-        self.call("list_resources_all", request)
     }
 }
 

@@ -461,11 +461,14 @@ pub fn vm_instance(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldErro
 }
 
 /// A node group's `instanceType`, looked up unless `resources` sets both
-/// `cpu` and `memory` (`cluster.yaml` 530, `nodegroup.yaml` 187);
-/// `default_instance_type` stands in when the key is absent.
+/// `cpu` and `memory` and `sized_skips_lookup` (`cluster.yaml` 530,
+/// `nodegroup.yaml` 187; before v1.5.2, `cluster.yaml` 243 looks it up
+/// whenever it is set); `default_instance_type` stands in when the key is
+/// absent.
 pub fn node_group(
     group: &Field<'_>,
     default_instance_type: &str,
+    sized_skips_lookup: bool,
     out: &mut Findings,
 ) -> Result<(), FieldError> {
     let instance_type = group.field("instanceType")?;
@@ -474,8 +477,10 @@ pub fn node_group(
         Some(_) => instance_type.string()?.unwrap_or_default(),
     };
     let [cpu, memory] = group.field("resources")?.members(["cpu", "memory"])?;
-    let sized = crate::values::truthy(cpu.json()) && crate::values::truthy(memory.json());
-    if !name.is_empty() && !sized {
+    // From v1.5.2 the chart skips the lookup of a group sized by both.
+    let skipped =
+        sized_skips_lookup && crate::values::truthy(cpu.json()) && crate::values::truthy(memory.json());
+    if !name.is_empty() && !skipped {
         looked_up(
             &instance_type,
             name,

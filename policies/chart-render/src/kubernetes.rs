@@ -1,8 +1,11 @@
 //! The tenant `Kubernetes` application (`packages/apps/kubernetes`, v1.6.2):
 //! its version matrix, addons that need other addons, workers or a newer
 //! Kubernetes, and the render checks of node groups and apiserver volumes.
+//! What differs between releases is read from the release's charts
+//! ([`release::Fact`], the keys of `files/versions.yaml`).
 
-use shared::{Field, FieldError, FieldPath, Release, Value};
+use release::{Fact, Release};
+use shared::{Field, FieldError, FieldPath, Value};
 
 use shared::Findings;
 
@@ -26,17 +29,12 @@ pub struct Matrix {
 }
 
 impl Matrix {
-    /// The matrix of `release`: v1.6.2 dropped v1.30, which v1.5.4 has.
+    /// The matrix of `release`: v1.6.0 dropped v1.30, which v1.5.x has.
     pub fn of(release: Release) -> Self {
-        match release {
-            Release::V1_6_2 => Self {
-                oldest: 31,
-                supported: "[v1.31 v1.32 v1.33 v1.34 v1.35]",
-            },
-            Release::V1_5_4 => Self {
-                oldest: 30,
-                supported: "[v1.30 v1.31 v1.32 v1.33 v1.34 v1.35]",
-            },
+        let charts = release.charts();
+        Self {
+            oldest: charts.oldest_kubernetes,
+            supported: charts.kubernetes,
         }
     }
 }
@@ -89,15 +87,18 @@ pub fn check(spec: &Field<'_>, release: Release, out: &mut Findings) {
     skip_wrong_types(flux_minimum_version(spec, matrix, out));
     skip_wrong_types(addon_dependencies(spec, out));
     skip_wrong_types(ouroboros_gateway_api(spec, out));
-    skip_wrong_types(match release {
-        Release::V1_6_2 => workers(spec, out),
-        Release::V1_5_4 => workers_v1_5_4(spec, out),
+    skip_wrong_types(if release.has(Fact::Md0Default) {
+        workers_v1_5_4(spec, out)
+    } else {
+        workers(spec, out)
     });
     skip_wrong_types(node_groups(spec, release, out));
-    // v1.5.4's cluster.yaml reads neither maxUnhealthy's format nor
+    // v1.5's cluster.yaml reads neither maxUnhealthy's format nor
     // apiServer's extra volumes.
-    if release == Release::V1_6_2 {
+    if release.has(Fact::MaxUnhealthy) {
         skip_wrong_types(max_unhealthy(spec, out));
+    }
+    if release.has(Fact::ApiServerVolumes) {
         skip_wrong_types(extra_volumes(spec, out));
     }
 }
@@ -354,10 +355,10 @@ pub fn workers(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
     Ok(())
 }
 
-/// v1.5.4 (`values.yaml` 93–104, `cluster.yaml` 599): the chart merges its
-/// default md0 (`roles: [ingress-nginx]`) into any `nodeGroups` and starts
-/// two machines in every group whatever `minReplicas` and `maxReplicas`
-/// say. Only md0's `roles` written without ingress-nginx, while no other
+/// v1.5 ([`Fact::Md0Default`]; v1.5.4's `values.yaml` 93–104,
+/// `cluster.yaml` 599): the chart merges its default md0 (`roles:
+/// [ingress-nginx]`) into any `nodeGroups` and starts two machines in every
+/// group whatever `minReplicas` and `maxReplicas` say. Only md0's `roles` written without ingress-nginx, while no other
 /// group has it, leaves the controller without a node.
 fn workers_v1_5_4(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
     let addons = spec.field("addons")?;
@@ -374,7 +375,7 @@ fn workers_v1_5_4(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError
             }
             has_role
         };
-        if name == V1_5_4_DEFAULT_GROUP {
+        if name == V1_5_DEFAULT_GROUP {
             md0_roles = Some((roles.is_present(), has_role));
         } else if has_role {
             return Ok(());
@@ -391,10 +392,10 @@ fn workers_v1_5_4(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError
     Ok(())
 }
 
-/// The group v1.5.4's `values.yaml` always holds, and the instance type
-/// it gives it.
-const V1_5_4_DEFAULT_GROUP: &str = "md0";
-const V1_5_4_DEFAULT_INSTANCE_TYPE: &str = "u1.medium";
+/// The group v1.5's `values.yaml` always holds, and the instance type it
+/// gives it.
+const V1_5_DEFAULT_GROUP: &str = "md0";
+const V1_5_DEFAULT_INSTANCE_TYPE: &str = "u1.medium";
 
 /// Per node group: `ephemeralStorage` (removed) and half-set `resources`
 /// (`cluster.yaml`).
@@ -404,13 +405,20 @@ pub fn node_groups(
     out: &mut Findings,
 ) -> Result<(), FieldError> {
     for (name, group) in spec.field("nodeGroups")?.entries()? {
-        // v1.5.4 merges its default md0 into a user's md0: an instance
-        // type left out is u1.medium there.
-        let default_instance_type = match release {
-            Release::V1_5_4 if name == V1_5_4_DEFAULT_GROUP => V1_5_4_DEFAULT_INSTANCE_TYPE,
-            _ => "",
+        // v1.5 merges its default md0 into a user's md0: an instance type
+        // left out is u1.medium there.
+        let default_instance_type = if release.has(Fact::Md0Default) && name == V1_5_DEFAULT_GROUP {
+            V1_5_DEFAULT_INSTANCE_TYPE
+        } else {
+            ""
         };
-        skip_wrong_types(node_group(name, &group, default_instance_type, out));
+        skip_wrong_types(node_group(
+            name,
+            &group,
+            default_instance_type,
+            release,
+            out,
+        ));
     }
     Ok(())
 }
@@ -419,12 +427,19 @@ fn node_group(
     name: &str,
     group: &Field<'_>,
     default_instance_type: &str,
+    release: Release,
     out: &mut Findings,
 ) -> Result<(), FieldError> {
-    skip_wrong_types(half_set_resources(name, group, default_instance_type, out));
+    // v1.5.2 added the check of half-set resources, and the skip of the
+    // instance-type lookup for a group sized by both ([`Fact::NodeGroupResources`]).
+    let sized_skips_lookup = release.has(Fact::NodeGroupResources);
+    if sized_skips_lookup {
+        skip_wrong_types(half_set_resources(name, group, default_instance_type, out));
+    }
     skip_wrong_types(crate::instance_types::node_group(
         group,
         default_instance_type,
+        sized_skips_lookup,
         out,
     ));
     skip_wrong_types(kubelet::check(name, group, default_instance_type, out));
@@ -487,6 +502,7 @@ pub fn nodes_pool(spec: &Field<'_>, pool: &str, out: &mut Findings) {
     skip_wrong_types(crate::instance_types::node_group(
         spec,
         NODES_INSTANCE_TYPE,
+        true,
         out,
     ));
     skip_wrong_types(kubelet::check(pool, spec, NODES_INSTANCE_TYPE, out));

@@ -10,6 +10,13 @@
 //! platform fixes, exposure without TLS, and a few render checks of other
 //! charts. OIDC is oidc-config's.
 //!
+//! Releases: every rule follows the templates of the release the setting
+//! `cozystackVersion` names; what differs between releases (the Kubernetes
+//! versions, the checks a patch added) is read from that release's charts
+//! ([`release::Fact`]). With `cozystackVersion: cluster`, the
+//! release the cluster records; on a release the bundle does not know, the
+//! templates are not checked, and the policy says so.
+//!
 //! Verdicts: a template `fail` is denied; what renders but is probably a
 //! mistake is a warning, which a setting may raise. On UPDATE, the same
 //! rules run over the stored object, and a denial the stored object
@@ -38,9 +45,10 @@ mod settings;
 mod sprig;
 mod values;
 
+use release::Release;
 use shared::apps::APPS_GROUP;
 use shared::{
-    Field, FieldError, Findings, Kind, Operation, Refusal, Release, Request, Review, RuleIds,
+    Field, FieldError, FieldPath, Findings, Kind, Operation, Refusal, Request, Review, RuleIds,
     Selection, Verdict,
 };
 
@@ -57,6 +65,7 @@ pub const KINDS: &[&str] = &[
     "BootBox",
     "Bucket",
     "ClickHouse",
+    "ComputePlane",
     "Etcd",
     "ExternalDNS",
     "FoundationDB",
@@ -95,7 +104,7 @@ fn findings(
     release: Release,
 ) -> Findings {
     let mut out = Findings::default();
-    names::check(kind, name, namespace, &mut out);
+    names::check(kind, name, namespace, release, &mut out);
     keys::check(kind, name, spec, &mut out);
     resources::check(kind, spec, &mut out);
     databases::check(kind, spec, &mut out);
@@ -146,7 +155,14 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
     }
     let object = request.required_object()?;
     let new_spec = spec(&object)?;
-    let release = settings.cozystack_version.release().unwrap_or_default();
+    let mut review = Review::new();
+    let resolved = settings.cozystack_version.resolve(request.cluster());
+    if let Some(note) = resolved.note(env!("CARGO_PKG_NAME"), "the templates") {
+        review.warning(rules::RELEASE_NOT_CHECKED, FieldPath::root(), note);
+    }
+    let Some(release) = resolved.release() else {
+        return Ok(review.verdict(Refusal::Invalid));
+    };
     let mut found = findings(
         &request.kind,
         &request.name,
@@ -196,7 +212,6 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
             before = Some(stored);
         }
     }
-    let mut review = Review::new();
     // No rule of this policy can be silenced.
     let ignore = RuleIds::default();
     found.record(before.as_ref(), &settings.deny, &ignore, &mut review);

@@ -3,32 +3,23 @@
 //! - `packages/extra/{etcd,monitoring,ingress,bootbox}/templates/
 //!   check-release-name.yaml`: `The name of the release MUST BE <chart>`
 //!   (these tenant modules have no release prefix, so the application's
-//!   name is the release name); BootBox also `The namespace of the release
-//!   MUST BE tenant-root`.
+//!   name is the release name); the release's table names the kinds whose
+//!   chart has this check ([`release::Release::fixed_name`]). BootBox also
+//!   `The namespace of the release MUST BE tenant-root`.
 //! - `packages/apps/tenant/templates/_helpers.tpl`: `The release namespace
 //!   should start with "tenant-"`. (The release-name check, no dashes, is
 //!   cozystack-api's own name validation, which refuses such names first.)
 //! - `packages/apps/kubernetes-nodes/templates/_helpers.tpl`: `cluster` is
 //!   required, and the application must be named `<cluster>-<pool>`.
 
+use release::Release;
 use shared::{Field, FieldError, FieldPath};
 
 use shared::Findings;
 
-/// The name a tenant module must have (its chart's name).
-pub fn fixed_name(kind: &str) -> Option<&'static str> {
-    match kind {
-        "Etcd" => Some("etcd"),
-        "Monitoring" => Some("monitoring"),
-        "Ingress" => Some("ingress"),
-        "BootBox" => Some("bootbox"),
-        _ => None,
-    }
-}
-
 /// Fixed names and namespaces.
-pub fn check(kind: &str, name: &str, namespace: &str, out: &mut Findings) {
-    if let Some(fixed) = fixed_name(kind)
+pub fn check(kind: &str, name: &str, namespace: &str, release: Release, out: &mut Findings) {
+    if let Some(fixed) = release.fixed_name(kind)
         && name != fixed
     {
         out.add(

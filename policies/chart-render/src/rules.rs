@@ -594,6 +594,16 @@ pub const VOLUME_CLAIM_TEMPLATE: Rule = Rule {
     level: Level::Deny,
 };
 
+/// The cluster's release is unknown or unread.
+///
+/// With `cozystackVersion: cluster`, the cluster runs a Cozystack release the bundle does not know,
+/// so no template of it was checked; or its release could not be read, so the default release's
+/// templates judged the object.
+///
+/// Source: Deployment `cozy-system/cozystack-operator`
+/// (`packages/core/installer/templates/cozystack-operator.yaml`, `pkg/version/version.go`).
+pub const RELEASE_NOT_CHECKED: Rule = Rule::release_not_checked(POLICY, Level::NotCheckedWarns);
+
 /// The catalogue.
 pub const RULES: Catalogue = Catalogue {
     policy: POLICY,
@@ -649,5 +659,6 @@ pub const RULES: Catalogue = Catalogue {
         SEAWEEDFS_TOPOLOGY_CHANGE,
         VM_DISK_KEPT,
         VOLUME_CLAIM_TEMPLATE,
+        RELEASE_NOT_CHECKED,
     ],
 };

@@ -1,7 +1,8 @@
 //! Settings of `chart-render`.
 
+use release::CozystackVersion;
 use serde::Deserialize;
-use shared::{CozystackVersion, Exemptions, RuleIds, Validatable};
+use shared::{Exemptions, RuleIds, Validatable};
 
 use crate::rules::RULES;
 
@@ -19,10 +20,14 @@ pub struct Settings {
     /// `addons-without-workers`, `ingress-without-role`.
     #[serde(default)]
     pub deny: RuleIds,
-    /// The Cozystack release the cluster runs: `v1.6.2` (the default) or
-    /// `v1.5.4`. Under `v1.5.4` the checks follow its charts: Kubernetes
-    /// v1.30 renders, and `maxUnhealthy`'s format and apiServer's extra
-    /// volumes are not read.
+    /// The Cozystack release whose templates the rules follow: a release
+    /// the bundle knows (`v1.6.2`, the default, `v1.6.1`, `v1.6.0`,
+    /// `v1.5.4`, `v1.5.3`, `v1.5.2`, `v1.5.1`, `v1.5.0`), or `cluster`, the
+    /// release the cluster records (on one the bundle does not know,
+    /// nothing is checked, saying so). Under a v1.5 release the checks
+    /// follow its charts: Kubernetes v1.30 renders, and `maxUnhealthy`'s
+    /// format and apiServer's extra volumes are not read; before v1.5.2, a
+    /// node group's half-set resources render.
     #[serde(default)]
     pub cozystack_version: CozystackVersion,
 }

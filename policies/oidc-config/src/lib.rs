@@ -32,7 +32,10 @@ mod settings;
 mod users;
 
 use chart::{Chart, Mode};
-use shared::{FieldError, Kind, Operation, Refusal, Request, Review, Selection, Verdict};
+use release::Fact;
+use shared::{
+    FieldError, FieldPath, Kind, Operation, Refusal, Request, Review, Selection, Verdict,
+};
 
 pub use rules::RULES;
 pub use settings::Settings;
@@ -62,23 +65,36 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
     };
     if !matches!(request.operation, Operation::Create | Operation::Update)
         || settings.exemptions.exempts(&request.user)
-        || !settings.charts_read_oidc()
     {
         return Ok(Verdict::allow());
     }
     let object = request.required_object()?;
     let [oidc, control_plane] = object.field("spec")?.members(["oidc", "controlPlane"])?;
+    if !oidc.is_present() && !oidc.is_null() {
+        return Ok(Verdict::allow());
+    }
+    // `spec.oidc` came with v1.6: a release whose Kubernetes chart does not
+    // declare it ignores it (values-schema warns about an undeclared key).
+    let mut review = Review::new();
+    let resolved = settings.cozystack_version.resolve(request.cluster());
+    if let Some(note) = resolved.note(env!("CARGO_PKG_NAME"), "the OIDC templates") {
+        review.warning(crate::rules::RELEASE_NOT_CHECKED, FieldPath::root(), note);
+    }
+    if !resolved
+        .release()
+        .is_some_and(|release| release.has(Fact::Oidc))
+    {
+        return Ok(review.verdict(Refusal::Invalid));
+    }
     if chart == Chart::Kubernetes && oidc.is_null() {
-        let mut review = Review::new();
         review.violation(crate::rules::OIDC_NULL, oidc.path(), KUBERNETES_OIDC_NULL);
         return Ok(review.verdict(Refusal::Invalid));
     }
     if !oidc.is_present() {
-        return Ok(Verdict::allow());
+        return Ok(review.verdict(Refusal::Invalid));
     }
     oidc.expect(Kind::Object)?;
 
-    let mut review = Review::new();
     let [mode_field, custom_field, users_field] =
         oidc.members(["mode", "customConfig", "users"])?;
     let mode = custom_config::mode(&mode_field, &mut review)?;

@@ -173,25 +173,26 @@ fn not_checked(path: &FieldPath, error: &LookupError) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shared::lookup::ListByNamespace;
-
     /// Answers every `get` with its result.
     struct Answer(Result<String, String>);
 
     impl Cluster for Answer {
-        fn list_by_namespace(&self, _: &ListByNamespace<'_>) -> Result<Vec<u8>, LookupError> {
-            Err(LookupError("unexpected list".into()))
-        }
-
-        fn get(&self, request: &GetResource<'_>) -> Result<Vec<u8>, LookupError> {
+        fn call(&self, operation: &str, request: &[u8]) -> Result<Vec<u8>, LookupError> {
+            assert_eq!(operation, lookup::GET);
+            let request: Value = serde_json::from_slice(request).unwrap();
             assert_eq!(
                 (
-                    request.api_version,
-                    request.kind,
-                    request.name,
-                    request.namespace
+                    request["api_version"].as_str(),
+                    request["kind"].as_str(),
+                    request["name"].as_str(),
+                    request["namespace"].as_str()
                 ),
-                (PACKAGE_API_VERSION, PACKAGE_KIND, PACKAGE_NAME, None)
+                (
+                    Some(PACKAGE_API_VERSION),
+                    Some(PACKAGE_KIND),
+                    Some(PACKAGE_NAME),
+                    None
+                )
             );
             self.0.clone().map(String::into_bytes).map_err(LookupError)
         }

@@ -109,6 +109,16 @@ pub const SYSTEM_WITHOUT_PLATFORM_OIDC: Rule = Rule {
     level: Level::Deny,
 };
 
+/// `release-not-checked`.
+///
+/// With `cozystackVersion: cluster`, the cluster runs a Cozystack release the bundle does not know,
+/// so its OIDC templates were not checked; or its release could not be read, so v1.6.2's judged the
+/// object.
+///
+/// Source: Deployment `cozy-system/cozystack-operator`
+/// (`packages/core/installer/templates/cozystack-operator.yaml`, `pkg/version/version.go`).
+pub const RELEASE_NOT_CHECKED: Rule = Rule::release_not_checked(POLICY, Level::NotCheckedWarns);
+
 /// `system-not-checked`.
 ///
 /// Mode System, and the platform's OIDC switch could not be read from the cluster.
@@ -261,6 +271,7 @@ pub const RULES: Catalogue = Catalogue {
         GRAFANA_FORCED_SETTING,
         SYSTEM_WITHOUT_PLATFORM_OIDC,
         SYSTEM_NOT_CHECKED,
+        RELEASE_NOT_CHECKED,
         RESERVED_APISERVER_FLAG,
         RESERVED_APISERVER_VOLUME,
         USERS_WITH_SECRET_REF,

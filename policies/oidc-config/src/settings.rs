@@ -1,7 +1,8 @@
 //! Settings of `oidc-config`.
 
+use release::CozystackVersion;
 use serde::Deserialize;
-use shared::{CozystackVersion, Exemptions, Release, Validatable};
+use shared::{Exemptions, Validatable};
 
 /// Settings of the policy; every field is optional.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -21,23 +22,18 @@ pub struct Settings {
     /// request asks for mode `System`, and only warns when it cannot.
     #[serde(default)]
     pub platform_oidc_enabled: Option<bool>,
-    /// The Cozystack release the cluster runs: `v1.6.2` (the default) or
-    /// `v1.5.4`, with or without the `v`. `spec.oidc` came with
-    /// v1.6: the v1.5.4 charts of Kubernetes and Monitoring have no such
-    /// key and ignore it (values-schema warns about an undeclared key), so
-    /// under `v1.5.4` nothing here applies.
+    /// The Cozystack release the cluster runs: a release the bundle knows
+    /// (`v1.6.2`, the default, …, `v1.5.0`, with or without the `v`), or
+    /// `cluster`, the release the cluster records. `spec.oidc` came with
+    /// v1.6: the v1.5 charts of Kubernetes and Monitoring have no such key
+    /// and ignore it (values-schema warns about an undeclared key), so under
+    /// a v1.5 release nothing here applies; on a release the bundle does not
+    /// know, nothing is checked, saying so.
     #[serde(default)]
     pub cozystack_version: CozystackVersion,
     /// Users, groups and service accounts the policy does not apply to.
     #[serde(default)]
     pub exemptions: Exemptions,
-}
-
-impl Settings {
-    /// Whether the selected release's charts read `spec.oidc` at all.
-    pub fn charts_read_oidc(&self) -> bool {
-        self.cozystack_version.release() != Some(Release::V1_5_4)
-    }
 }
 
 impl Validatable for Settings {

@@ -99,7 +99,7 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shared::lookup::{Cluster, GetResource, ListAll, ListByNamespace, LookupError};
+    use shared::lookup::{Cluster, LIST_ALL, LIST_BY_NAMESPACE, LookupError};
     use std::cell::RefCell;
 
     /// Answers HelmRelease and CiliumNetworkPolicy lists from fixed JSON
@@ -121,30 +121,20 @@ mod tests {
     }
 
     impl Cluster for FakeCluster {
-        fn list_by_namespace(&self, request: &ListByNamespace<'_>) -> Result<Vec<u8>, LookupError> {
+        fn call(&self, operation: &str, request: &[u8]) -> Result<Vec<u8>, LookupError> {
             self.calls
                 .borrow_mut()
-                .push(serde_json::to_string(request).unwrap());
-            let answer = match request.kind {
-                "HelmRelease" => self.releases,
-                "CiliumNetworkPolicy" => self.policies,
-                other => panic!("unexpected kind {other}"),
+                .push(String::from_utf8(request.to_vec()).unwrap());
+            let request: shared::Value = serde_json::from_slice(request).unwrap();
+            let answer = match (operation, request["kind"].as_str()) {
+                (LIST_BY_NAMESPACE, Some("HelmRelease")) => self.releases,
+                (LIST_BY_NAMESPACE, Some("CiliumNetworkPolicy")) => self.policies,
+                (LIST_ALL, Some("ApplicationDefinition")) => Ok(DEFINITIONS),
+                other => panic!("unexpected {other:?}"),
             };
             answer
                 .map(|a| a.as_bytes().to_vec())
                 .map_err(|e| LookupError(e.to_owned()))
-        }
-
-        fn get(&self, request: &GetResource<'_>) -> Result<Vec<u8>, LookupError> {
-            panic!("unexpected get of {}", request.kind)
-        }
-
-        fn list_all(&self, request: &ListAll<'_>) -> Result<Vec<u8>, LookupError> {
-            self.calls
-                .borrow_mut()
-                .push(serde_json::to_string(request).unwrap());
-            assert_eq!(request.kind, "ApplicationDefinition");
-            Ok(DEFINITIONS.as_bytes().to_vec())
         }
     }
 

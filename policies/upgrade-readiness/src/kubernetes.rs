@@ -12,10 +12,12 @@
 //! A warning, not a violation: the migration bumps the stored object, so
 //! the upgrade itself goes through; what fails is a GitOps source that
 //! writes v1.30 back afterwards, which this policy cannot see. Only before
-//! the upgrade (`cozystackVersion: v1.5.4`): on v1.6.2 the chart refuses
-//! v1.30 and chart-render denies it (`removed-version`) with the same advice.
+//! the upgrade (`cozystackVersion` a v1.5 release, or `cluster` on a v1.5
+//! cluster): on v1.6 the chart refuses v1.30 and chart-render denies it
+//! (`removed-version`) with the same advice.
 
-use shared::{Field, FieldError, Request};
+use release::Resolved;
+use shared::{Field, FieldError, FieldPath, Request};
 
 use shared::Finding;
 
@@ -26,15 +28,27 @@ const REMOVED: &str = "v1.30";
 
 /// A Kubernetes on v1.30.
 pub fn removed_version(
-    _: &Request<'_>,
+    request: &Request<'_>,
     object: &Field<'_>,
     settings: &Settings,
 ) -> Result<Vec<Finding>, FieldError> {
-    if !settings.before_the_upgrade() {
-        return Ok(Vec::new());
-    }
     let version = object.at("spec.version")?;
     if version.string()? != Some(REMOVED) {
+        return Ok(Vec::new());
+    }
+    let resolved = settings.cozystack_version.resolve(request.cluster());
+    if let Some(note) = resolved.note(env!("CARGO_PKG_NAME"), "the charts") {
+        return Ok(vec![Finding::new(
+            crate::rules::RELEASE_NOT_CHECKED,
+            FieldPath::root(),
+            note,
+        )]);
+    }
+    let before_the_upgrade = match resolved {
+        Resolved::Known(release) => release.line() == Some((1, 5)),
+        _ => false,
+    };
+    if !before_the_upgrade {
         return Ok(Vec::new());
     }
     Ok(vec![Finding::new(

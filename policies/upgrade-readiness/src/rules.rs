@@ -139,7 +139,7 @@ pub const MANAGEMENT_KUBERNETES_VERSION: Rule = Rule {
 
 /// Kubernetes v1.30, which 1.6 removes.
 ///
-/// A Kubernetes application at `spec.version: v1.30`, under `cozystackVersion: v1.5.4`.
+/// A Kubernetes application at `spec.version: v1.30`, under a v1.5 release (`cozystackVersion`).
 ///
 /// Source: `packages/apps/kubernetes/values.schema.json`, migration 46.
 pub const KUBERNETES_V1_30: Rule = Rule {
@@ -162,6 +162,16 @@ pub const COZYSTACK_API_UNAVAILABLE: Rule = Rule {
     level: Level::Deny,
 };
 
+/// The cluster's release is unknown or unread.
+///
+/// With `cozystackVersion: cluster`, the release the cluster runs could not be read, or the bundle
+/// does not know it, so whether v1.30 is before the 1.6 upgrade was not checked (a denial, as
+/// audit-scanner records it: the policy runs in monitor mode).
+///
+/// Source: Deployment `cozy-system/cozystack-operator`
+/// (`packages/core/installer/templates/cozystack-operator.yaml`, `pkg/version/version.go`).
+pub const RELEASE_NOT_CHECKED: Rule = Rule::release_not_checked(POLICY, Level::NotCheckedFails);
+
 /// The catalogue.
 pub const RULES: Catalogue = Catalogue {
     policy: POLICY,
@@ -179,5 +189,7 @@ pub const RULES: Catalogue = Catalogue {
         KUBERNETES_V1_30,
         MANAGEMENT_KUBERNETES_VERSION,
         COZYSTACK_API_UNAVAILABLE,
+
+        RELEASE_NOT_CHECKED,
     ],
 };

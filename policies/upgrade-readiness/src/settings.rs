@@ -1,7 +1,8 @@
 //! Settings of `upgrade-readiness`.
 
+use release::CozystackVersion;
 use serde::Deserialize;
-use shared::{CozystackVersion, Exemptions, Release, Validatable, migration};
+use shared::{Exemptions, Validatable, migration};
 
 /// The migration version v1.5.4 stamps ([`migration::V1_5_4_TARGET`]): the
 /// 1.6 notes say to come from the 1.5 line through v1.5.4.
@@ -27,19 +28,14 @@ pub struct Settings {
     /// the cluster should show before the 1.6 upgrade; `0` turns the check off.
     #[serde(default = "default_minimum_version")]
     pub minimum_version: u32,
-    /// The Cozystack release the cluster runs: `v1.6.2` (the default) or
-    /// `v1.5.4`. The Kubernetes v1.30 warning is a check to run before the
-    /// upgrade, so only under `v1.5.4`, where v1.30 still renders; on v1.6.2
-    /// chart-render denies v1.30 (`removed-version`), one finding per cause.
+    /// The Cozystack release the cluster runs: a release the bundle knows
+    /// (`v1.6.2`, the default, …, `v1.5.0`), or `cluster`, the release the
+    /// cluster records. The Kubernetes v1.30 warning is a check to run
+    /// before the upgrade, so only under a v1.5 release, where v1.30 still
+    /// renders; on v1.6 chart-render denies v1.30 (`removed-version`), one
+    /// finding per cause.
     #[serde(default)]
     pub cozystack_version: CozystackVersion,
-}
-
-impl Settings {
-    /// Whether the cluster is still on the release the upgrade leaves.
-    pub fn before_the_upgrade(&self) -> bool {
-        self.cozystack_version.release() == Some(Release::V1_5_4)
-    }
 }
 
 impl Default for Settings {
@@ -100,12 +96,9 @@ mod tests {
                 .unwrap_err()
                 .contains("expected u32")
         );
-        assert!(!check("{}").unwrap().before_the_upgrade());
-        assert!(
-            check(r#"{"cozystackVersion": "v1.5.4"}"#)
-                .unwrap()
-                .before_the_upgrade()
-        );
+        for version in ["v1.5.0", "1.5.2", "v1.6.1", "cluster"] {
+            assert!(check(&format!(r#"{{"cozystackVersion": "{version}"}}"#)).is_ok());
+        }
         assert!(
             check(r#"{"cozystackVersion": "v1.5"}"#)
                 .unwrap_err()

@@ -17,11 +17,20 @@
 //! ([`undeclared`]). On UPDATE, a violation the stored object already has,
 //! unchanged, is a warning: the request does not make things worse.
 //!
+//! Which schema: the chart's of the release the setting `cozystackVersion`
+//! names, built into the module for every release the bundle knows
+//! ([`schemas`]); with `cozystackVersion: cluster`, the one the cluster's
+//! ApplicationDefinition carries for the kind ([`cluster`]), so a release
+//! the bundle was not built with, or an application an operator defined,
+//! is judged by the schema the platform applies; when that read fails, the
+//! built-in schema of the cluster's release, saying so.
+//!
 //! Findings under `spec.oidc` belong to oidc-config, and on UPDATE the
 //! findings about an immutable storage class whose value changes belong to
 //! storageclass-immutable: each failure is reported by one policy.
 
 pub mod bounds;
+pub mod cluster;
 pub mod helm;
 pub mod messages;
 pub mod rules;
@@ -38,9 +47,11 @@ use shared::{
 };
 
 use messages::Violation;
+use release::Resolved;
 pub use rules::RULES;
-use schemas::{App, Release};
-pub use settings::{IGNORABLE, Settings, versions};
+use schemas::App;
+pub use settings::{IGNORABLE, Settings};
+use tree::build::Arena;
 
 /// What the rule reads of each object: the whole `spec`, of both objects.
 pub const READS: Selection = Selection::Paths(&["spec"]);
@@ -62,7 +73,7 @@ fn under_oidc(path: &FieldPath) -> bool {
 /// `helm.sh/resource-policy`): harbor-retention denies those, saying what
 /// a delete then loses, so warning about the key here would be a second
 /// finding of the same cause.
-fn harbor_retention_key(app: &App, path: &FieldPath, value: Option<&Value>) -> bool {
+fn harbor_retention_key(app: &App<'_>, path: &FieldPath, value: Option<&Value>) -> bool {
     /// `keys` from the object root: `["spec", "persistence"]`.
     fn retention(key: &str, keys: &[&str]) -> bool {
         key.eq_ignore_ascii_case("resourcePolicy")
@@ -100,7 +111,7 @@ fn harbor_retention_key(app: &App, path: &FieldPath, value: Option<&Value>) -> b
 /// Whether `check` is the schema's refusal of a Kubernetes version below
 /// v1.31 (`v1.30` and older): chart-render reports those, with what
 /// migration 46 and a GitOps source that re-applies the version mean.
-fn removed_kubernetes_version(app: &App, raw: Option<&Value>, check: &Finding) -> bool {
+fn removed_kubernetes_version(app: &App<'_>, raw: Option<&Value>, check: &Finding) -> bool {
     matches!(app.kind, "Kubernetes" | "KubernetesNodes")
         && check.rule == rules::SCHEMA_VIOLATION
         && check.path == FieldPath::parse("spec.version")
@@ -142,8 +153,27 @@ fn null_deletes(spec: Option<&Value>, path: &[&str]) -> bool {
     value.is_some_and(Value::is_null)
 }
 
+/// Whose schema judges a spec, as messages name it.
+#[derive(Debug, Clone, Copy)]
+enum Source<'a> {
+    /// The chart of a release the bundle knows (`v1.6.2`).
+    Chart(&'static str),
+    /// The schema of the cluster's ApplicationDefinition of this name.
+    Definition(&'a str),
+}
+
+/// What judges a spec: the kind's schema and defaults, where they come
+/// from, and whether the templates of the release judged by are known (the
+/// counts they cannot render, [`bounds`]).
+struct Judge<'a> {
+    app: &'a App<'a>,
+    source: Source<'a>,
+    templates: bool,
+}
+
 /// Everything wrong with one object's `spec` (absent: no user values).
-fn check(spec: Option<&Value>, app: &App, release: &Release, settings: &Settings) -> Findings {
+fn check(spec: Option<&Value>, judge: &Judge<'_>, settings: &Settings) -> Findings {
+    let app = judge.app;
     let base = FieldPath::parse("spec");
     let effective = helm::effective(spec.and_then(Value::as_object), app.defaults);
     let mut found = Vec::new();
@@ -174,7 +204,10 @@ fn check(spec: Option<&Value>, app: &App, release: &Release, settings: &Settings
             ));
         }
     }
-    for bound in bounds::BOUNDS.iter().filter(|b| b.kind == app.kind) {
+    let bounds = bounds::BOUNDS
+        .iter()
+        .filter(|b| judge.templates && b.kind == app.kind);
+    for bound in bounds {
         let path = bound
             .path
             .iter()
@@ -220,10 +253,17 @@ fn check(spec: Option<&Value>, app: &App, release: &Release, settings: &Settings
         && let Some(raw) = spec
     {
         for key in undeclared::undeclared(raw, app.schema, &base) {
-            let mut message = format!(
-                "not declared by the {} chart (Cozystack {}), so Helm ignores it",
-                app.kind, release.version
-            );
+            let mut message = match judge.source {
+                Source::Chart(version) => format!(
+                    "not declared by the {} chart (Cozystack {version}), so Helm ignores it",
+                    app.kind
+                ),
+                Source::Definition(name) => format!(
+                    "not declared by the schema of the cluster's ApplicationDefinition {name}, so the {} chart \
+                     most likely ignores it",
+                    app.kind
+                ),
+            };
             if let Some(best) = key.suggestion {
                 message.push_str(&format!("; did you mean {best}?"));
             }
@@ -269,36 +309,115 @@ pub fn evaluate(request: &Request<'_>, settings: &Settings) -> Result<Verdict, F
     let object = request.required_object()?;
     let spec = spec_of(&object)?;
     let mut review = Review::new();
-    let Some(release) = settings.release() else {
-        review.warning(
-            rules::SPEC_NOT_CHECKED,
-            FieldPath::root(),
-            format!(
-                "values-schema: spec not checked: the setting cozystackVersion names no shipped release ({})",
-                versions()
-            ),
-        );
-        return Ok(review.verdict(Refusal::Invalid));
+    let kind = request.kind.as_ref();
+    let resolved = settings.cozystack_version.resolve(request.cluster());
+    let unknown = matches!(resolved, Resolved::Unknown { .. });
+    let built_in = resolved
+        .release()
+        .and_then(|release| schemas::release(release.as_str()))
+        .and_then(|release| schemas::lookup(release, kind).map(|app| (release.version, app)));
+    // The cluster's schema of the kind, or why it does not judge.
+    let mut parts = None;
+    let mut unused = None;
+    if settings.cozystack_version.reads_cluster() {
+        match cluster::definition(request.cluster(), kind) {
+            Ok(Some(definition)) => match cluster::Parts::of(definition) {
+                Ok(read) => parts = Some(read),
+                Err(problem) => {
+                    unused = Some(format!(
+                        "the cluster's ApplicationDefinition of {kind}: {problem}"
+                    ))
+                }
+            },
+            Ok(None) => {
+                review.warning(
+                    rules::SPEC_NOT_CHECKED,
+                    FieldPath::root(),
+                    format!(
+                        "values-schema: spec not checked: no ApplicationDefinition of the cluster serves {kind}, so no schema is known for it"
+                    ),
+                );
+                return Ok(review.verdict(Refusal::Invalid));
+            }
+            Err(error) => {
+                unused = Some(format!(
+                    "cannot read the cluster's ApplicationDefinition of {kind}: {error}"
+                ));
+            }
+        }
+    }
+    let what = if parts.is_some() {
+        "the templates"
+    } else {
+        "the chart schemas"
     };
-    let Some(app) = schemas::lookup(release, &request.kind) else {
-        review.warning(
-            rules::SPEC_NOT_CHECKED,
-            FieldPath::root(),
-            format!(
-                "values-schema: spec not checked: {} is not an application kind of Cozystack {} (setting cozystackVersion), so no chart schema is known for it",
-                request.kind, release.version
-            ),
-        );
-        return Ok(review.verdict(Refusal::Invalid));
+    if let Some(note) = resolved.note(env!("CARGO_PKG_NAME"), what) {
+        review.warning(rules::RELEASE_NOT_CHECKED, FieldPath::root(), note);
+    }
+    let arena = Arena::new();
+    let immutable: Vec<&str> = parts
+        .as_ref()
+        .map(|p: &cluster::Parts| p.immutable.iter().map(String::as_str).collect())
+        .unwrap_or_default();
+    let judge = match (&parts, built_in) {
+        (Some(parts), _) => {
+            let templates = if unknown {
+                None
+            } else {
+                built_in.map(|(_, app)| app)
+            };
+            let app: &App<'_> = arena.alloc(parts.app(&arena, kind, &immutable, templates));
+            Judge {
+                app,
+                source: Source::Definition(&parts.definition.name),
+                templates: !unknown,
+            }
+        }
+        (None, Some((version, app))) => {
+            if let Some(unused) = &unused {
+                review.warning(
+                    rules::CLUSTER_SCHEMA_NOT_CHECKED,
+                    FieldPath::root(),
+                    format!(
+                        "values-schema: judged by the built-in schema of the {kind} chart of Cozystack {version}, not the \
+                         cluster's: {unused}"
+                    ),
+                );
+            }
+            Judge {
+                app,
+                source: Source::Chart(version),
+                templates: true,
+            }
+        }
+        (None, None) => {
+            let why = match (&unused, resolved.release()) {
+                (Some(unused), _) => unused.clone(),
+                (None, Some(release)) => format!(
+                    "{kind} is not an application kind of Cozystack {release} (setting cozystackVersion), so no chart schema is known for it"
+                ),
+                (None, None) => {
+                    "the cluster runs a release whose chart schemas this bundle does not know"
+                        .to_owned()
+                }
+            };
+            review.warning(
+                rules::SPEC_NOT_CHECKED,
+                FieldPath::root(),
+                format!("values-schema: spec not checked: {why}"),
+            );
+            return Ok(review.verdict(Refusal::Invalid));
+        }
     };
-    let mut found = check(spec, app, release, settings);
+    let app = judge.app;
+    let mut found = check(spec, &judge, settings);
     let mut stored = None;
     if request.operation == Operation::Update {
         let old_object = request.old_object();
         // A stored spec that is not an object has nothing to compare with.
         let old_spec = spec_of(&old_object).ok().flatten();
         if old_object.is_present() {
-            stored = Some(check(old_spec, app, release, settings));
+            stored = Some(check(old_spec, &judge, settings));
         }
         // A changed immutable storage class is storageclass-immutable's to
         // report (including a null, a wrong type, or a `required` it breaks).
@@ -341,5 +460,83 @@ mod tests {
         assert!(!owned(harbor, "spec.harbor", json!({"foo": 1})));
         assert!(!owned(harbor, "spec.database.persistence", json!({})));
         assert!(!owned(postgres, "spec.persistence", json!({})));
+    }
+
+    /// A cluster that records `release` and serves the kind `Widget` from
+    /// an ApplicationDefinition with `schema`.
+    struct Widgets {
+        release: &'static str,
+        schema: &'static str,
+    }
+
+    impl shared::Cluster for Widgets {
+        fn call(
+            &self,
+            operation: &str,
+            request: &[u8],
+        ) -> Result<Vec<u8>, shared::lookup::LookupError> {
+            let request: Value = serde_json::from_slice(request).unwrap();
+            let answer = match (operation, request["kind"].as_str()) {
+                (shared::lookup::GET, Some("Deployment")) => {
+                    json!({"spec": {"template": {"spec": {"containers": [{"name": "cozystack-operator",
+                        "image": format!("x/cozystack-operator:{}", self.release)}]}}}})
+                }
+                (shared::lookup::GET, _) => {
+                    json!({"spec": {"application": {"openAPISchema": self.schema}}})
+                }
+                _ => json!({"items": [{"metadata": {"name": "widget"},
+                    "spec": {"application": {"kind": "Widget", "plural": "widgets"}}}]}),
+            };
+            Ok(answer.to_string().into_bytes())
+        }
+    }
+
+    fn judge(cluster: &Widgets, kind: &str, spec: Value) -> Verdict {
+        let payload = json!({"request": {"uid": "u",
+            "kind": {"group": "apps.cozystack.io", "version": "v1alpha1", "kind": kind},
+            "resource": {"group": "apps.cozystack.io", "version": "v1alpha1", "resource": "widgets"},
+            "name": "w", "namespace": "tenant-foo", "operation": "CREATE",
+            "userInfo": {"username": "alice"},
+            "object": {"metadata": {"name": "w"}, "spec": spec}}});
+        let text = payload.to_string();
+        let read = shared::request::read(text.as_bytes(), READS, cluster).unwrap();
+        let settings = Settings {
+            cozystack_version: release::CozystackVersion::named("cluster"),
+            ..Settings::default()
+        };
+        evaluate(&read.request, &settings).unwrap()
+    }
+
+    #[test]
+    fn a_custom_application_is_judged_by_its_definition() {
+        let cluster = Widgets {
+            release: "v1.6.2",
+            schema: r#"{"type": "object", "properties": {"size": {"type": "string", "enum": ["small", "large"], "default": "small"}}}"#,
+        };
+        let denied = judge(&cluster, "Widget", json!({"size": "huge"}));
+        assert!(!denied.is_allowed());
+        let message = denied.message().unwrap();
+        assert!(
+            message.contains("spec.size: must be one of \"small\", \"large\"; got \"huge\""),
+            "{message}"
+        );
+        assert!(judge(&cluster, "Widget", json!({"size": "large"})).is_allowed());
+    }
+
+    #[test]
+    fn a_definition_the_validator_cannot_apply_is_not_used() {
+        let cluster = Widgets {
+            release: "v1.6.2",
+            schema: r#"{"type": "object", "properties": {"size": {"type": "string", "minLength": 1}}}"#,
+        };
+        let verdict = judge(&cluster, "Widget", json!({"size": ""}));
+        assert!(verdict.is_allowed());
+        assert_eq!(
+            verdict.warnings(),
+            [
+                "[values-schema/spec-not-checked] values-schema: spec not checked: the cluster's ApplicationDefinition of \
+              Widget: its schema has keyword minLength at /properties/size/minLength, which this policy does not implement"
+            ]
+        );
     }
 }

@@ -69,14 +69,40 @@ pub const UNDECLARED_KEY: Rule = Rule {
 
 /// The spec could not be checked.
 ///
-/// No schema is known for the kind or the setting `cozystackVersion`, so the spec was not checked.
+/// No schema is known for the kind (in the selected release, or in the cluster's
+/// ApplicationDefinitions), so the spec was not checked.
 ///
-/// Source: the ApplicationDefinitions of the selected release.
+/// Source: the ApplicationDefinitions of the selected release, or of the cluster.
 pub const SPEC_NOT_CHECKED: Rule = Rule {
     policy: POLICY,
     id: "spec-not-checked",
     level: Level::NotCheckedWarns,
 };
+
+/// The schema of the cluster's ApplicationDefinition was not used.
+///
+/// With `cozystackVersion: cluster`, the ApplicationDefinition that serves the kind could not be
+/// read, or its schema uses a keyword the policy does not implement, so the spec was judged by the
+/// built-in schema of the release instead.
+///
+/// Source: `spec.application.openAPISchema` of the cluster's ApplicationDefinitions
+/// (`cozystack.io/v1alpha1`), which cozystack-api serves each kind from.
+pub const CLUSTER_SCHEMA_NOT_CHECKED: Rule = Rule {
+    policy: POLICY,
+    id: "cluster-schema-not-checked",
+    level: Level::NotCheckedWarns,
+};
+
+/// The cluster's release is unknown or unread.
+///
+/// With `cozystackVersion: cluster`, the cluster runs a Cozystack release the bundle does not know,
+/// so the nulls and counts its templates refuse were not checked (the spec is judged by the schema
+/// of the cluster's ApplicationDefinition); or its release could not be read, so the default
+/// release's charts judged it.
+///
+/// Source: Deployment `cozy-system/cozystack-operator`
+/// (`packages/core/installer/templates/cozystack-operator.yaml`, `pkg/version/version.go`).
+pub const RELEASE_NOT_CHECKED: Rule = Rule::release_not_checked(POLICY, Level::NotCheckedWarns);
 
 /// The catalogue.
 pub const RULES: Catalogue = Catalogue {
@@ -88,5 +114,7 @@ pub const RULES: Catalogue = Catalogue {
         ADDON_SCHEMA,
         UNDECLARED_KEY,
         SPEC_NOT_CHECKED,
+        CLUSTER_SCHEMA_NOT_CHECKED,
+        RELEASE_NOT_CHECKED,
     ],
 };

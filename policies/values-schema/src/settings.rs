@@ -1,10 +1,10 @@
 //! Settings of `values-schema`.
 
+use release::CozystackVersion;
 use serde::Deserialize;
-use shared::{CozystackVersion, Exemptions, RuleIds, Validatable};
+use shared::{Exemptions, RuleIds, Validatable};
 
 use crate::rules::{RULES, UNDECLARED_KEY};
-use crate::schemas::{RELEASES, Release, release};
 
 /// The rules the setting `ignore` may list.
 pub const IGNORABLE: &[&str] = &[UNDECLARED_KEY.id];
@@ -14,8 +14,13 @@ pub const IGNORABLE: &[&str] = &[UNDECLARED_KEY.id];
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Settings {
-    /// The Cozystack release whose chart schemas apply: `v1.6.2` (the
-    /// default) or `v1.5.4`, with or without the `v`.
+    /// The Cozystack release whose chart schemas apply: a release the
+    /// bundle knows (`v1.6.2`, the default, `v1.6.1`, `v1.6.0`, `v1.5.4`,
+    /// `v1.5.3`, `v1.5.2`, `v1.5.1`, `v1.5.0`, with or without the `v`), or
+    /// `cluster`: the schema of the cluster's ApplicationDefinition of each
+    /// kind, and the release the cluster records for the nulls and counts
+    /// its templates refuse; when a read fails, the built-in schema of the
+    /// cluster's release (or of the default), saying so.
     #[serde(default)]
     pub cozystack_version: CozystackVersion,
     /// Rules whose warnings are denials instead, by id: only
@@ -28,23 +33,6 @@ pub struct Settings {
     /// Users, groups and service accounts the policy does not apply to.
     #[serde(default)]
     pub exemptions: Exemptions,
-}
-
-impl Settings {
-    /// The release the settings select; `None` only for a version that
-    /// [`Validatable::validate`] refuses.
-    pub fn release(&self) -> Option<&'static Release> {
-        release(self.cozystack_version.release()?.as_str())
-    }
-}
-
-/// `v1.6.2 or v1.5.4`.
-pub fn versions() -> String {
-    let names: Vec<&str> = RELEASES.iter().map(|r| r.version).collect();
-    match names.as_slice() {
-        [init @ .., last] if !init.is_empty() => format!("{} or {last}", init.join(", ")),
-        _ => names.join(""),
-    }
 }
 
 impl Validatable for Settings {
@@ -65,18 +53,29 @@ mod tests {
     }
 
     #[test]
-    fn versions_with_or_without_v() {
-        assert_eq!(check("{}").unwrap().release().unwrap().version, "v1.6.2");
-        for (given, selected) in [
-            ("v1.5.4", "v1.5.4"),
-            ("1.5.4", "v1.5.4"),
-            ("1.6.2", "v1.6.2"),
-        ] {
-            let settings = check(&format!(r#"{{"cozystackVersion": "{given}"}}"#)).unwrap();
-            assert_eq!(settings.release().unwrap().version, selected);
+    fn every_release_with_or_without_v_and_the_cluster_s() {
+        let release = |settings: Settings| settings.cozystack_version.release().unwrap().as_str();
+        assert_eq!(release(check("{}").unwrap()), "v1.6.2");
+        for known in release::Release::all() {
+            let settings = check(&format!(
+                r#"{{"cozystackVersion": "{}"}}"#,
+                &known.as_str()[1..]
+            ))
+            .unwrap();
+            assert_eq!(release(settings), known.as_str());
+            assert!(crate::schemas::release(known.as_str()).is_some(), "{known}");
         }
+        assert!(
+            check(r#"{"cozystackVersion": "cluster"}"#)
+                .unwrap()
+                .cozystack_version
+                .reads_cluster()
+        );
         let refused = check(r#"{"cozystackVersion": "v1.6"}"#).unwrap_err();
-        assert!(refused.contains("set v1.6.2 or v1.5.4"), "{refused}");
+        assert!(
+            refused.contains("set v1.6.2, v1.6.1, v1.6.0, v1.5.4, v1.5.3, v1.5.2, v1.5.1, v1.5.0"),
+            "{refused}"
+        );
     }
 
     #[test]

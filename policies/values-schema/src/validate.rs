@@ -1,7 +1,8 @@
 //! A JSON Schema interpreter for exactly the keywords the shipped chart
 //! schemas use, applied as boon (Helm's validator's Rust port, draft
-//! 2020-12) applies them, walking the static tree the generator made of
-//! the schema ([`Schema`]).
+//! 2020-12) applies them, walking the tree of the schema ([`Schema`]): the
+//! static one the generator made, or one built from the schema of the
+//! cluster's ApplicationDefinition.
 //!
 //! Why not boon at run time: policy-server evaluates every request in a
 //! fresh wasm instance, so a compiled schema cannot be kept between
@@ -18,7 +19,8 @@
 //! [`is_quantity`]), and `default` and `x-kubernetes-preserve-unknown-fields`,
 //! which do not validate. `make schemas` and the build script refuse a schema with any
 //! other keyword or pattern ([`unsupported`]), so a release whose charts
-//! use more fails at generation, not silently here. boon stays the oracle:
+//! use more fails at generation, not silently here; a cluster's schema with
+//! one is not used ([`crate::cluster`]). boon stays the oracle:
 //! `tests/oracle.rs` compares verdicts and failure locations on every
 //! shipped schema.
 //!
@@ -46,7 +48,7 @@ pub enum Kind<'s, 'v> {
     /// `type`: the types allowed, in [`Type`] order.
     Type { want: Vec<Type> },
     /// `enum`: the values allowed.
-    Enum { want: &'s [Json] },
+    Enum { want: &'s [Json<'s>] },
     /// `required`: the keys missing, in the schema's order.
     Required { missing: Vec<&'s str> },
     /// `additionalProperties: false`: the keys not allowed.
@@ -72,7 +74,7 @@ pub struct Failure<'s, 'v> {
 
 /// Every failure of `value` under `schema`, in boon's order; empty when
 /// valid.
-pub fn validate<'s, 'v>(schema: &'s Schema, value: &'v Value) -> Vec<Failure<'s, 'v>> {
+pub fn validate<'s, 'v>(schema: &'s Schema<'s>, value: &'v Value) -> Vec<Failure<'s, 'v>> {
     let mut out = Vec::new();
     let mut location = Vec::new();
     node(schema, value, &mut location, &mut out);
@@ -80,12 +82,12 @@ pub fn validate<'s, 'v>(schema: &'s Schema, value: &'v Value) -> Vec<Failure<'s,
 }
 
 /// Whether `value` satisfies `schema`.
-pub fn is_valid(schema: &Schema, value: &Value) -> bool {
+pub fn is_valid(schema: &Schema<'_>, value: &Value) -> bool {
     validate(schema, value).is_empty()
 }
 
 /// Whether `value` equals the `enum` member `literal`, as [`equals`] has it.
-pub fn equals_literal(literal: &Json, value: &Value) -> bool {
+pub fn equals_literal(literal: &Json<'_>, value: &Value) -> bool {
     match (literal, value) {
         (Json::String(a), Value::String(b)) => a == b,
         (Json::String(_), _) | (_, Value::String(_)) => false,
@@ -135,7 +137,7 @@ pub fn equals(a: &Value, b: &Value) -> bool {
 }
 
 fn node<'s, 'v>(
-    schema: &'s Schema,
+    schema: &'s Schema<'s>,
     value: &'v Value,
     location: &mut Vec<Token<'v>>,
     out: &mut Vec<Failure<'s, 'v>>,
@@ -207,7 +209,7 @@ fn node<'s, 'v>(
 }
 
 fn object<'s, 'v>(
-    schema: &'s Schema,
+    schema: &'s Schema<'s>,
     members: &'v Map<String, Value>,
     location: &mut Vec<Token<'v>>,
     out: &mut Vec<Failure<'s, 'v>>,

@@ -10,6 +10,7 @@ commands! {
     bench_preflight,
     artifacthub,
     chart,
+    import_release,
     scaffold_deploy,
     case_files,
     run,

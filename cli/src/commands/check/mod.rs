@@ -110,6 +110,9 @@ pub fn run(root: &Path, args: Args) -> Result<ExitCode> {
     if checklist {
         bundle = checklist::configure(bundle);
     }
+    if !cluster.is_empty() {
+        bundle = bundle.from_cluster();
+    }
     let paths: Vec<PathBuf> = paths
         .iter()
         .map(|p| {

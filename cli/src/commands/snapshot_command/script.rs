@@ -61,14 +61,18 @@ enum Template {
 /// grants: a snapshot has no business copying a cluster's configuration
 /// and credentials, nor every Deployment of it. The objects of them the
 /// policies read are captured by name (the Secrets of their metadata, the
-/// ConfigMaps and Deployments the checklist names); a read of any other
-/// fails against the snapshot, so a rule that makes one says it did not
-/// check.
+/// ConfigMaps and Deployments the checklist names, the Deployment that
+/// records the cluster's release); a read of any other fails against the
+/// snapshot, so a rule that makes one says it did not check.
 const BY_NAME_ONLY: &[(&str, &str)] = &[
     ("v1", "Secret"),
     ("v1", "ConfigMap"),
     ("apps/v1", "Deployment"),
 ];
+
+/// The one Deployment a policy reads: the one that records the cluster's
+/// release ([`release::recorded`]).
+const OPERATOR: (&str, &str) = ("apps/v1", "Deployment");
 
 /// A Secret as the snapshot keeps it: its name, the `values` keys as they
 /// are, each non-empty `credentials` key as [`REDACTED`], and the list of
@@ -106,6 +110,7 @@ fn gets(modules: &[PolicyModule]) -> Result<Vec<Get>> {
     let metadata: Vec<_> = modules.iter().filter_map(PolicyModule::metadata).collect();
     let reads = Reads::of(metadata.iter().copied()).map_err(anyhow::Error::msg)?;
     let mut kinds: BTreeMap<String, (String, String)> = BTreeMap::new();
+    let mut reads_release = false;
     let mut add_kind = |api_version: &str, kind: &str| {
         kinds
             .entry(versioned_resource(api_version, kind))
@@ -113,12 +118,22 @@ fn gets(modules: &[PolicyModule]) -> Result<Vec<Get>> {
     };
     for metadata in &metadata {
         for read in &metadata.context_aware_resources {
-            if !BY_NAME_ONLY.contains(&(read.api_version.as_str(), read.kind.as_str())) {
-                add_kind(&read.api_version, &read.kind);
+            let read = (read.api_version.as_str(), read.kind.as_str());
+            if !BY_NAME_ONLY.contains(&read) {
+                add_kind(read.0, read.1);
             }
+            reads_release |= read == OPERATOR;
         }
     }
     let mut named: BTreeSet<(String, String, String, String)> = BTreeSet::new();
+    if reads_release {
+        named.insert((
+            OPERATOR.0.to_owned(),
+            OPERATOR.1.to_owned(),
+            release::OPERATOR_NAMESPACE.to_owned(),
+            release::OPERATOR.to_owned(),
+        ));
+    }
     for check in CHECKS {
         if let Judged::Rules { targets, .. } = check.judged {
             for target in targets {

@@ -4,12 +4,15 @@
 //! is the only one that reads the release files, so a clean clone builds
 //! and tests the policy without them.
 //!
-//! Input, per release (`../shared/data/cozystack-<version>/` from the
+//! Input: every release of `releases/` (the `releases` crate), and of
+//! each its data folder (`../shared/data/cozystack-<version>/` from the
 //! repository root): `apps/<group>-<chart>/values.schema.json` (the chart's
 //! schema, `packages/<group>/<chart>/values.schema.json` upstream),
 //! `application-definitions/<name>.yaml` (the ApplicationDefinitions that
 //! cozystack-api serves the kinds from), and the addon charts of
-//! [`ADDONS`] under `charts/`. A kind belongs to the chart whose schema
+//! [`ADDONS`] under the `charts/` of its system charts' folder. A release
+//! whose charts are another's (`sameChartsAs`) is that release's in the
+//! index. A kind belongs to the chart whose schema
 //! equals the definition's `spec.application.openAPISchema` (the
 //! definitions embed their chart's schema verbatim), so no name mapping is
 //! guessed (`VirtualPrivateCloud` is `apps-vpc`). A chart no definition
@@ -17,7 +20,9 @@
 //! `extra-gateway`); a definition no chart matches is an error.
 //!
 //! Output, in the policy's `schemas/`: `<version>/<group>-<chart>.json`,
-//! each shipped chart's schema without annotations (`description`,
+//! each shipped chart's schema, written once under the newest release with
+//! it (the index names that file for every release with the same schema),
+//! without annotations (`description`,
 //! `title`, `examples`, `$comment`, `readOnly`, `writeOnly`, `deprecated`
 //! and every `x-` extension but `x-kubernetes-preserve-unknown-fields`,
 //! which marks free-form maps) in canonical form; and `index.json`, the
@@ -32,12 +37,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use reading::yaml::{self, Limit};
-use serde_json::{Map, Value};
-use tree::PRESERVE_UNKNOWN;
+use serde_json::Value;
 use tree::write::{Index, IndexAddon, IndexApp, IndexClosed, IndexRelease, canonical, supported};
-
-/// The releases the policy ships, newest first: the first is the default.
-pub const VERSIONS: &[&str] = &["v1.6.2", "v1.5.4"];
+use tree::{immutable_paths, strip};
 
 /// The addons a user's values reach verbatim, with the block their chart
 /// validates. Of the Kubernetes addons, only cert-manager's chart closes
@@ -48,45 +50,6 @@ pub const ADDONS: &[(&str, &[&str], &str)] = &[(
     &["addons", "certManager", "valuesOverride", "cert-manager"],
     "system/cert-manager/charts/cert-manager",
 )];
-
-/// Schema keywords that only annotate: dropped from the committed copies.
-const ANNOTATIONS: &[&str] = &[
-    "description",
-    "title",
-    "examples",
-    "$comment",
-    "readOnly",
-    "writeOnly",
-    "deprecated",
-];
-
-/// Keywords whose value is a schema.
-const SCHEMA_VALUED: &[&str] = &[
-    "items",
-    "additionalItems",
-    "additionalProperties",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-    "contains",
-    "propertyNames",
-    "not",
-    "if",
-    "then",
-    "else",
-    "contentSchema",
-];
-
-/// Keywords whose value is a list of schemas.
-const SCHEMA_LISTS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
-
-/// Keywords whose value maps names to schemas.
-const SCHEMA_MAPS: &[&str] = &[
-    "properties",
-    "patternProperties",
-    "$defs",
-    "definitions",
-    "dependentSchemas",
-];
 
 /// One chart's schema file.
 #[derive(Debug, Clone)]
@@ -127,6 +90,8 @@ pub struct AddonInput {
 pub struct Release {
     /// `v1.6.2`.
     pub version: String,
+    /// The release whose charts these are; the rest is then empty.
+    pub same_as: Option<String>,
     pub charts: Vec<Chart>,
     /// In file-name order.
     pub definitions: Vec<Definition>,
@@ -134,8 +99,10 @@ pub struct Release {
     pub addons: Vec<AddonInput>,
 }
 
-/// Reads one release from `dir` (`.../cozystack-v1.6.2`).
-pub fn read_release(dir: &Path, version: &str) -> Result<Release, String> {
+/// Reads one release from `dir` (`.../cozystack-v1.6.2`), its addon charts
+/// from `system` (the folder whose `charts/system/` renders its nested
+/// releases).
+pub fn read_release(dir: &Path, system: &Path, version: &str) -> Result<Release, String> {
     let read_dir = |sub: &str| -> Result<Vec<PathBuf>, String> {
         let path = dir.join(sub);
         let mut entries: Vec<_> = std::fs::read_dir(&path)
@@ -183,8 +150,7 @@ pub fn read_release(dir: &Path, version: &str) -> Result<Release, String> {
     }
     let mut addons = Vec::new();
     for (kind, values, chart) in ADDONS {
-        // Only releases whose data carry the platform's charts (v1.6.2).
-        let file = dir.join("charts").join(chart).join("values.schema.json");
+        let file = system.join("charts").join(chart).join("values.schema.json");
         if file.is_file() {
             addons.push(AddonInput {
                 kind: (*kind).to_owned(),
@@ -196,75 +162,11 @@ pub fn read_release(dir: &Path, version: &str) -> Result<Release, String> {
     }
     Ok(Release {
         version: version.to_owned(),
+        same_as: None,
         charts,
         definitions,
         addons,
     })
-}
-
-/// The schema without annotations; data keywords (`default`, `enum`,
-/// `const`) are kept as they are.
-pub fn strip(schema: &Value) -> Value {
-    let Value::Object(members) = schema else {
-        return schema.clone();
-    };
-    let mut out = Map::new();
-    for (key, value) in members {
-        let key_str = key.as_str();
-        if ANNOTATIONS.contains(&key_str) || (key.starts_with("x-") && key != PRESERVE_UNKNOWN) {
-            continue;
-        }
-        let kept = if SCHEMA_VALUED.contains(&key_str) {
-            strip(value)
-        } else if SCHEMA_LISTS.contains(&key_str) {
-            match value {
-                Value::Array(items) => Value::Array(items.iter().map(strip).collect()),
-                other => other.clone(),
-            }
-        } else if SCHEMA_MAPS.contains(&key_str) {
-            match value {
-                Value::Object(named) => Value::Object(
-                    named
-                        .iter()
-                        .map(|(name, sub)| (name.clone(), strip(sub)))
-                        .collect(),
-                ),
-                other => other.clone(),
-            }
-        } else {
-            value.clone()
-        };
-        out.insert(key.clone(), kept);
-    }
-    Value::Object(out)
-}
-
-/// Dotted paths (from `spec`) of the fields whose `x-kubernetes-validations`
-/// hold `self == oldSelf`, through `properties`.
-pub fn immutable_paths(schema: &Value) -> Vec<String> {
-    fn walk(schema: &Value, path: &str, out: &mut Vec<String>) {
-        let immutable = schema
-            .get("x-kubernetes-validations")
-            .and_then(Value::as_array)
-            .is_some_and(|rules| {
-                rules.iter().any(|rule| {
-                    rule.get("rule").and_then(Value::as_str).map(str::trim)
-                        == Some("self == oldSelf")
-                })
-            });
-        if immutable {
-            out.push(path.to_owned());
-        }
-        if let Some(Value::Object(properties)) = schema.get("properties") {
-            for (name, sub) in properties {
-                walk(sub, &format!("{path}.{name}"), out);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(schema, "spec", &mut out);
-    out.sort();
-    out
 }
 
 /// The objects of `schema` that refuse keys they do not declare
@@ -316,10 +218,21 @@ pub fn closed_objects(schema: &Value) -> Vec<IndexClosed> {
 /// `schemas/`, contents)`, sorted by path.
 pub fn generate(releases: &[Release]) -> Result<Vec<(String, String)>, String> {
     let mut files = BTreeMap::new();
+    // `(chart, canonical schema)` -> the file that holds it.
+    let mut written: BTreeMap<(String, String), String> = BTreeMap::new();
     let mut index = Index {
         releases: Vec::new(),
     };
     for release in releases {
+        if let Some(same_as) = &release.same_as {
+            index.releases.push(IndexRelease {
+                version: release.version.clone(),
+                same_as: Some(same_as.clone()),
+                unshipped: Vec::new(),
+                apps: Vec::new(),
+            });
+            continue;
+        }
         let mut parsed = Vec::new();
         for chart in &release.charts {
             let schema: Value = serde_json::from_str(&chart.schema).map_err(|e| {
@@ -354,10 +267,15 @@ pub fn generate(releases: &[Release]) -> Result<Vec<(String, String)>, String> {
             }
             let stripped = strip(chart_schema);
             supported(&release.version, &chart.dir, &definition.kind, &stripped)?;
-            files.insert(
-                format!("{}/{}.json", release.version, chart.dir),
-                canonical(&stripped),
-            );
+            let text = canonical(&stripped);
+            let file = written
+                .entry((chart.dir.clone(), text.clone()))
+                .or_insert_with(|| {
+                    let file = format!("{}/{}.json", release.version, chart.dir);
+                    files.insert(file.clone(), text);
+                    file
+                })
+                .clone();
             let mut addons = Vec::new();
             for addon in release.addons.iter().filter(|a| a.kind == definition.kind) {
                 let schema: Value = serde_json::from_str(&addon.schema)
@@ -372,6 +290,7 @@ pub fn generate(releases: &[Release]) -> Result<Vec<(String, String)>, String> {
                 kind: definition.kind.clone(),
                 plural: definition.plural.clone(),
                 chart: chart.dir.clone(),
+                schema: file,
                 immutable: immutable_paths(chart_schema),
                 addons,
             });
@@ -383,6 +302,7 @@ pub fn generate(releases: &[Release]) -> Result<Vec<(String, String)>, String> {
             .collect();
         index.releases.push(IndexRelease {
             version: release.version.clone(),
+            same_as: None,
             unshipped,
             apps,
         });
@@ -392,14 +312,50 @@ pub fn generate(releases: &[Release]) -> Result<Vec<(String, String)>, String> {
     Ok(files.into_iter().collect())
 }
 
-/// Reads every shipped release below `data` (`../shared/data`) and
-/// generates the files.
-pub fn generate_from(data: &Path) -> Result<Vec<(String, String)>, String> {
-    let releases = VERSIONS
-        .iter()
-        .map(|version| read_release(&data.join(format!("cozystack-{version}")), version))
-        .collect::<Result<Vec<_>, _>>()?;
-    generate(&releases)
+/// Reads every release of `root`'s `releases/` from its folder below
+/// `data` (`../shared/data`) and generates the files.
+pub fn generate_from(root: &Path, data: &Path) -> Result<Vec<(String, String)>, String> {
+    let entries = releases::read_all(root)?;
+    let mut out = Vec::new();
+    for entry in &entries {
+        match (&entry.same_charts_as, &entry.charts) {
+            (Some(same_as), _) => out.push(Release {
+                version: entry.version.clone(),
+                same_as: Some(same_as.clone()),
+                charts: Vec::new(),
+                definitions: Vec::new(),
+                addons: Vec::new(),
+            }),
+            (None, Some(charts)) => out.push(read_release(
+                &data.join(&charts.data),
+                &data.join(&charts.system_charts),
+                &entry.version,
+            )?),
+            (None, None) => return Err(format!("release {} has no charts", entry.version)),
+        }
+    }
+    generate(&out)
+}
+
+/// Writes the files of [`generate_from`] into `schemas` (the policy's
+/// `schemas/`) and removes the ones it no longer makes; the bytes written.
+pub fn write(root: &Path, data: &Path, schemas: &Path) -> Result<usize, String> {
+    let files = generate_from(root, data)?;
+    for stale in stale(schemas, &files) {
+        std::fs::remove_file(schemas.join(&stale))
+            .map_err(|e| format!("cannot remove {stale}: {e}"))?;
+    }
+    let mut bytes = 0;
+    for (path, contents) in &files {
+        let target = schemas.join(path);
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+        }
+        std::fs::write(&target, contents).map_err(|e| format!("cannot write {path}: {e}"))?;
+        bytes += contents.len();
+    }
+    Ok(bytes)
 }
 
 /// The files under `schemas` (the policy's `schemas/`) that `make schemas`
@@ -473,6 +429,7 @@ mod tests {
     fn kinds_follow_the_embedded_schema() {
         let release = Release {
             version: "v9.9.9".to_owned(),
+            same_as: None,
             charts: vec![
                 Chart {
                     dir: "apps-vpc".to_owned(),

@@ -1,5 +1,5 @@
 //! `make schemas`: writes values-schema's `schemas/` (the chart schemas and
-//! `index.json`) from Cozystack's release files.
+//! `index.json`) from the releases of `releases/` and their files.
 //!
 //! ```sh
 //! cargo run --release -p values-schema-generator [DATA_DIR]
@@ -14,11 +14,12 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = crate_dir.join("../../..");
     let data = std::env::args_os()
         .nth(1)
-        .map_or_else(|| crate_dir.join("../../../../shared/data"), PathBuf::from);
+        .map_or_else(|| root.join(releases::DATA_DIR), PathBuf::from);
     let schemas = crate_dir.join("../schemas");
-    match write(&data, &schemas) {
+    match values_schema_generator::write(&root, &data, &schemas) {
         Ok(bytes) => {
             println!(
                 "generate-schemas: wrote {bytes} bytes from {}",
@@ -31,24 +32,4 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-/// Writes the files, removes the stale ones; the bytes written.
-fn write(data: &Path, schemas: &Path) -> Result<usize, String> {
-    let files = values_schema_generator::generate_from(data)?;
-    for stale in values_schema_generator::stale(schemas, &files) {
-        std::fs::remove_file(schemas.join(&stale))
-            .map_err(|e| format!("cannot remove {stale}: {e}"))?;
-    }
-    let mut bytes = 0;
-    for (path, contents) in &files {
-        let target = schemas.join(path);
-        if let Some(parent) = target.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
-        }
-        std::fs::write(&target, contents).map_err(|e| format!("cannot write {path}: {e}"))?;
-        bytes += contents.len();
-    }
-    Ok(bytes)
 }

@@ -8,7 +8,8 @@ use std::path::Path;
 #[test]
 fn committed_schemas_match_the_release_files() {
     let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let data = crate_dir.join("../../../../shared/data");
+    let root = crate_dir.join("../../..");
+    let data = root.join(releases::DATA_DIR);
     if !data.is_dir() {
         println!(
             "skipped: {} not found, the committed schemas were not compared with the release files",
@@ -17,7 +18,7 @@ fn committed_schemas_match_the_release_files() {
         return;
     }
     let schemas = crate_dir.join("../schemas");
-    let files = values_schema_generator::generate_from(&data).unwrap();
+    let files = values_schema_generator::generate_from(&root, &data).unwrap();
     let mut stale: Vec<String> = Vec::new();
     for (path, contents) in &files {
         match std::fs::read_to_string(schemas.join(path)) {

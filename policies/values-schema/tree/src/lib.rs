@@ -1,20 +1,24 @@
-//! values-schema's static schema trees.
+//! values-schema's schema trees.
 //!
 //! policy-server evaluates each request in a fresh instance, so nothing
-//! prepared at run time outlives one request: the chart schemas are
-//! prepared at build time instead. The policy's build script runs
-//! [`write`] over the committed JSON (`schemas/<version>/<chart>.json`)
-//! and index (`schemas/index.json`), and the module embeds the trees it
-//! writes; a request walks them in place, with no JSON to parse and no
-//! defaults to rebuild.
+//! prepared at run time outlives one request: the chart schemas of the
+//! releases the bundle knows are prepared at build time instead. The
+//! policy's build script runs [`write`] over the committed JSON
+//! (`schemas/<version>/<chart>.json`) and index (`schemas/index.json`), and
+//! the module embeds the static trees it writes; a request walks them in
+//! place, with no JSON to parse and no defaults to rebuild. A schema a
+//! cluster's ApplicationDefinition carries is built at run time instead
+//! ([`build`]), into an arena that lives as long as the request.
 //!
 //! This crate holds what the policy and its writer must agree on: the
 //! tree's types ([`Schema`], [`Json`]), the JSON types and their bits
-//! ([`Type`]), and the keywords the validator implements ([`KEYWORDS`],
-//! [`unsupported`]).
+//! ([`Type`]), the keywords the validator implements ([`KEYWORDS`],
+//! [`unsupported`]), and the chart defaults a schema implies
+//! ([`defaults`]).
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
+pub mod build;
 #[cfg(feature = "write")]
 pub mod write;
 
@@ -26,35 +30,37 @@ pub const PRESERVE_UNKNOWN: &str = "x-kubernetes-preserve-unknown-fields";
 /// validator supports, matched without a regex engine.
 pub const QUANTITY_PATTERN: &str = r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$";
 
-/// One schema of the static tree: the keywords values-schema's validator
-/// implements ([`KEYWORDS`]), as [`write`] read them from the chart's JSON. `true` is
-/// [`Schema::TRUE`] (no keyword), `false` is [`Schema::FALSE`].
+/// One schema of a tree: the keywords values-schema's validator
+/// implements ([`KEYWORDS`]), read from a chart's JSON, by [`write`] into
+/// the module's static trees or at run time by [`build`] from the schema a
+/// cluster's ApplicationDefinition carries. `true` is [`Schema::TRUE`] (no
+/// keyword), `false` is [`Schema::FALSE`].
 #[derive(Debug, Clone, Copy)]
-pub struct Schema {
+pub struct Schema<'a> {
     /// The `false` schema: nothing is valid.
     pub never: bool,
     /// `type`: a bit per [`Type`] ([`Type::bit`]);
     /// 0 when absent.
     pub types: u8,
     /// `enum`.
-    pub enumeration: Option<&'static [Json]>,
+    pub enumeration: Option<&'a [Json<'a>]>,
     /// `properties`, sorted by name; `None` when absent.
-    pub properties: Option<&'static [(&'static str, Schema)]>,
+    pub properties: Option<&'a [(&'a str, Schema<'a>)]>,
     /// `additionalProperties`.
-    pub additional: Additional,
+    pub additional: Additional<'a>,
     /// `items`.
-    pub items: Option<&'static Schema>,
+    pub items: Option<&'a Schema<'a>>,
     /// `anyOf`; empty when absent.
-    pub any_of: &'static [Schema],
+    pub any_of: &'a [Schema<'a>],
     /// `required`, in the schema's order.
-    pub required: &'static [&'static str],
+    pub required: &'a [&'a str],
     /// `pattern`: the Kubernetes quantity regex (the only one supported).
     pub quantity: bool,
     /// `x-kubernetes-preserve-unknown-fields: true`.
     pub preserve_unknown: bool,
 }
 
-impl Schema {
+impl<'a> Schema<'a> {
     /// The `true` schema (and the base every generated schema updates).
     pub const TRUE: Self = Self {
         never: false,
@@ -76,7 +82,7 @@ impl Schema {
     };
 
     /// The schema of the declared property `name`.
-    pub fn property(&self, name: &str) -> Option<&'static Self> {
+    pub fn property(&self, name: &str) -> Option<&'a Schema<'a>> {
         let properties = self.properties?;
         properties
             .binary_search_by(|(key, _)| (*key).cmp(name))
@@ -88,15 +94,15 @@ impl Schema {
 
 /// `additionalProperties`.
 #[derive(Debug, Clone, Copy)]
-pub enum Additional {
+pub enum Additional<'a> {
     Absent,
     Bool(bool),
-    Schema(&'static Schema),
+    Schema(&'a Schema<'a>),
 }
 
-/// A JSON value in the static tree (an `enum` member, the chart defaults).
+/// A JSON value in a tree (an `enum` member, the chart defaults).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Json {
+pub enum Json<'a> {
     Null,
     Bool(bool),
     /// A number serde_json reads as `u64`.
@@ -105,13 +111,13 @@ pub enum Json {
     Int(i64),
     /// Any other number.
     Float(f64),
-    String(&'static str),
-    Array(&'static [Json]),
+    String(&'a str),
+    Array(&'a [Json<'a>]),
     /// Members in the order serde_json's map gave them to the generator.
-    Object(&'static [(&'static str, Json)]),
+    Object(&'a [(&'a str, Json<'a>)]),
 }
 
-impl Json {
+impl Json<'_> {
     /// The value as serde_json holds it.
     pub fn to_value(&self) -> serde_json::Value {
         use serde_json::Value;
@@ -131,6 +137,171 @@ impl Json {
             ),
         }
     }
+}
+
+/// The chart's default values, rebuilt from its schema; `None` when the
+/// schema defaults nothing.
+///
+/// The chart's `values.yaml` is not in the release data, only its schema;
+/// Cozystack generates both from the same annotated `values.yaml`
+/// (cozyvalues-gen), each key's value becoming its `default`. The rebuild:
+/// an object's own `default`, under which each declared property's rebuilt
+/// default fills a key the object default leaves out. For v1.6.2 and
+/// v1.5.4 this gives each chart's `values.yaml` exactly, but for two
+/// deviations that do not change a verdict: Monitoring's
+/// `grafana.resources.limits.cpu` and `alerta.resources.limits.cpu` (`1` in
+/// the schema, `"1"` in the file; the field takes both) and
+/// KubernetesNodes' `kubelet.evictionSoftMemory` and `evictionHardMemory`
+/// (defaulted in the schema, commented out in the file).
+pub fn defaults(schema: &Value) -> Option<Value> {
+    let default = schema.get("default");
+    let Some(Value::Object(properties)) = schema.get("properties") else {
+        return default.cloned();
+    };
+    let mut object = match default {
+        None => Map::new(),
+        Some(Value::Object(members)) => members.clone(),
+        Some(other) => return Some(other.clone()),
+    };
+    let mut any = default.is_some();
+    for (name, property) in properties {
+        if let Some(value) = defaults(property) {
+            any = true;
+            match object.get_mut(name) {
+                None => {
+                    object.insert(name.clone(), value);
+                }
+                Some(Value::Object(present)) => {
+                    if let Value::Object(below) = value {
+                        fill(present, below);
+                    }
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    any.then_some(Value::Object(object))
+}
+
+/// Adds to `present` every key of `below` it lacks, recursively.
+fn fill(present: &mut Map<String, Value>, below: Map<String, Value>) {
+    for (key, value) in below {
+        match present.get_mut(&key) {
+            None => {
+                present.insert(key, value);
+            }
+            Some(Value::Object(inner)) => {
+                if let Value::Object(value) = value {
+                    fill(inner, value);
+                }
+            }
+            Some(_) => {}
+        }
+    }
+}
+
+/// Dotted paths (from `spec`) of the fields whose `x-kubernetes-validations`
+/// hold `self == oldSelf`, through `properties`.
+pub fn immutable_paths(schema: &Value) -> Vec<String> {
+    fn walk(schema: &Value, path: &str, out: &mut Vec<String>) {
+        let immutable = schema
+            .get("x-kubernetes-validations")
+            .and_then(Value::as_array)
+            .is_some_and(|rules| {
+                rules.iter().any(|rule| {
+                    rule.get("rule").and_then(Value::as_str).map(str::trim)
+                        == Some("self == oldSelf")
+                })
+            });
+        if immutable {
+            out.push(path.to_owned());
+        }
+        if let Some(Value::Object(properties)) = schema.get("properties") {
+            for (name, sub) in properties {
+                walk(sub, &format!("{path}.{name}"), out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(schema, "spec", &mut out);
+    out.sort();
+    out
+}
+
+/// Schema keywords that only annotate: dropped from the committed copies.
+const ANNOTATIONS: &[&str] = &[
+    "description",
+    "title",
+    "examples",
+    "$comment",
+    "readOnly",
+    "writeOnly",
+    "deprecated",
+];
+
+/// Keywords whose value is a schema.
+const SCHEMA_VALUED: &[&str] = &[
+    "items",
+    "additionalItems",
+    "additionalProperties",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "contains",
+    "propertyNames",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contentSchema",
+];
+
+/// Keywords whose value is a list of schemas.
+const SCHEMA_LISTS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
+
+/// Keywords whose value maps names to schemas.
+const SCHEMA_MAPS: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+];
+
+/// The schema without annotations; data keywords (`default`, `enum`,
+/// `const`) are kept as they are.
+pub fn strip(schema: &Value) -> Value {
+    let Value::Object(members) = schema else {
+        return schema.clone();
+    };
+    let mut out = Map::new();
+    for (key, value) in members {
+        let key_str = key.as_str();
+        if ANNOTATIONS.contains(&key_str) || (key.starts_with("x-") && key != PRESERVE_UNKNOWN) {
+            continue;
+        }
+        let kept = if SCHEMA_VALUED.contains(&key_str) {
+            strip(value)
+        } else if SCHEMA_LISTS.contains(&key_str) {
+            match value {
+                Value::Array(items) => Value::Array(items.iter().map(strip).collect()),
+                other => other.clone(),
+            }
+        } else if SCHEMA_MAPS.contains(&key_str) {
+            match value {
+                Value::Object(named) => Value::Object(
+                    named
+                        .iter()
+                        .map(|(name, sub)| (name.clone(), strip(sub)))
+                        .collect(),
+                ),
+                other => other.clone(),
+            }
+        } else {
+            value.clone()
+        };
+        out.insert(key.clone(), kept);
+    }
+    Value::Object(out)
 }
 
 /// A JSON type, in boon's order (the order messages list them in).

@@ -4,26 +4,31 @@
 //! Input, in the policy's `schemas/` (written by `make schemas`, the
 //! `values-schema-generator` crate, from Cozystack's release files):
 //! `index.json` ([`Index`]: the releases, their kinds and what the release
-//! files say about them beyond the schema), `<version>/<chart>.json` (each
-//! chart's schema without annotations, in [`canonical`] form) and
-//! `<version>/nulls.json` (the Helm oracle's nulls that fail a render,
-//! written by `tools/oracle nulls`).
+//! files say about them beyond the schema), the charts' schemas without
+//! annotations in [`canonical`] form, each file written once under the
+//! newest release with it (`<version>/<chart>.json`, which the index names
+//! for every release with the same schema), and `<version>/nulls.json`
+//! (the Helm oracle's nulls that fail a render, written by `tools/oracle
+//! nulls`) of each release with charts of its own.
 //!
-//! Output ([`trees`]): `index.rs`, the table the crate includes, and
-//! `<version>/<chart>.rs`, each chart's schema as a static [`Schema`] tree
-//! and its defaults ([`defaults`]) as a static [`Json`] tree. A chart whose
-//! tree is the same in several releases is written once, under the newest
-//! of them, and the index points every release at it, so the module carries
-//! each distinct schema once.
+//! Output ([`trees`]): `index.rs`, the table the crate includes, with each
+//! chart's schema as a static [`Schema`] tree and its defaults
+//! ([`crate::defaults`]) as a static [`Json`] tree. Every slice of a tree
+//! (an object's properties, an `anyOf`, an enum, a defaults object) is one
+//! static, written once however many schemas, charts and releases hold
+//! it: a chart that changed one field between two releases costs the
+//! module only the path to that field; releases whose kinds are the same
+//! share one table.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::{Additional, Json, KEYWORDS, PRESERVE_UNKNOWN, Schema, type_bits, unsupported};
+use crate::build::Arena;
+use crate::{Additional, Json, KEYWORDS, Schema, defaults, unsupported};
 
 /// `schemas/index.json`: every shipped release, newest first (the first is
 /// the policy's default).
@@ -34,13 +39,19 @@ pub struct Index {
 
 /// One release in the index.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct IndexRelease {
     /// `v1.6.2`.
     pub version: String,
+    /// The release whose charts these are (a patch release that changed
+    /// none); its kinds are then that release's, and the rest is empty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub same_as: Option<String>,
     /// Charts no ApplicationDefinition serves: not shipped.
+    #[serde(default)]
     pub unshipped: Vec<String>,
-    /// Its kinds, in the order of their ApplicationDefinition files, which
-    /// is the order their trees are embedded in.
+    /// Its kinds, in the order of their ApplicationDefinition files.
+    #[serde(default)]
     pub apps: Vec<IndexApp>,
 }
 
@@ -51,9 +62,11 @@ pub struct IndexApp {
     pub kind: String,
     /// `spec.application.plural`: `postgreses`.
     pub plural: String,
-    /// The chart whose schema the definition embeds: `apps-postgres`
-    /// (`<chart>.json` beside the index).
+    /// The chart whose schema the definition embeds: `apps-postgres`.
     pub chart: String,
+    /// Its schema's file beside the index: `v1.6.2/apps-postgres.json`,
+    /// under the newest release with that schema.
+    pub schema: String,
     /// Dotted paths whose `x-kubernetes-validations` say `self == oldSelf`,
     /// sorted (the extension itself is not kept in the chart's JSON).
     pub immutable: Vec<String>,
@@ -136,7 +149,7 @@ pub fn supported(version: &str, chart: &str, kind: &str, schema: &Value) -> Resu
 }
 
 /// Every file [`trees`] writes, as `(path relative to the output
-/// directory, contents)`, sorted by path, from the schemas in `dir`.
+/// directory, contents)`, from the schemas in `dir`: `index.rs`.
 pub fn trees(dir: &Path) -> Result<Vec<(String, String)>, String> {
     let read = |path: &Path| {
         std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
@@ -144,17 +157,17 @@ pub fn trees(dir: &Path) -> Result<Vec<(String, String)>, String> {
     let index_file = dir.join(INDEX);
     let index: Index = serde_json::from_str(&read(&index_file)?)
         .map_err(|e| format!("{}: {e}", index_file.display()))?;
-    let mut releases = Vec::new();
-    for release in &index.releases {
+    let mut emitter = Emitter::default();
+    // Each release's table of kinds, by the release whose charts it is.
+    let mut tables: BTreeMap<String, String> = BTreeMap::new();
+    for release in index.releases.iter().filter(|r| r.same_as.is_none()) {
         let nulls_file = dir.join(&release.version).join(NULLS);
         let nulls: BTreeMap<String, Vec<NullFailure>> =
             serde_json::from_str(&read(&nulls_file)?)
                 .map_err(|e| format!("{}: {e}", nulls_file.display()))?;
-        let mut schemas = Vec::new();
+        let mut apps: Vec<(&IndexApp, (String, String))> = Vec::new();
         for app in &release.apps {
-            let file = dir
-                .join(&release.version)
-                .join(format!("{}.json", app.chart));
+            let file = dir.join(&app.schema);
             let text = read(&file)?;
             let schema: Value =
                 serde_json::from_str(&text).map_err(|e| format!("{}: {e}", file.display()))?;
@@ -165,62 +178,14 @@ pub fn trees(dir: &Path) -> Result<Vec<(String, String)>, String> {
                 ));
             }
             supported(&release.version, &app.chart, &app.kind, &schema)?;
-            schemas.push(schema);
+            apps.push((app, emitter.chart(&schema)));
         }
-        releases.push((release, schemas, nulls));
-    }
-    let mut files = Vec::new();
-    // Every distinct chart tree, in the order first met: a chart whose
-    // schema did not change between releases is embedded once.
-    let mut trees: Vec<Tree> = Vec::new();
-    let mut out = String::from(
-        "// @generated by values-schema's build script from schemas/index.json and\n\
-         // the chart schemas beside it (values-schema-tree's `write`): do not edit.\n\n\
-         /// Every shipped release, newest first.\n\
-         pub static RELEASES: &[Release] = &[\n",
-    );
-    for (release, schemas, nulls) in &releases {
-        let mut shipped: Vec<(&IndexApp, String)> = Vec::new();
-        for (app, schema) in release.apps.iter().zip(schemas) {
-            let body = chart_body(schema);
-            let module = match trees.iter_mut().find(|tree| tree.body == body) {
-                Some(tree) => {
-                    if !tree.versions.contains(&release.version) {
-                        tree.versions.push(release.version.clone());
-                    }
-                    tree.module.clone()
-                }
-                None => {
-                    let tree = Tree {
-                        module: format!("{}_{}", release.version, app.chart)
-                            .replace(|c: char| !c.is_ascii_alphanumeric(), "_"),
-                        file: format!("{}/{}.rs", release.version, app.chart),
-                        source: format!("{}/values.schema.json", app.chart),
-                        versions: vec![release.version.clone()],
-                        body,
-                    };
-                    let module = tree.module.clone();
-                    trees.push(tree);
-                    module
-                }
-            };
-            shipped.push((app, module));
-        }
-        shipped.sort_by(|a, b| a.0.kind.cmp(&b.0.kind));
-        let _ = writeln!(out, "    Release {{");
-        let _ = writeln!(out, "        version: {:?},", release.version);
-        if !release.unshipped.is_empty() {
+        apps.sort_by(|a, b| a.0.kind.cmp(&b.0.kind));
+        let mut table = String::from("[\n");
+        for (app, (schema, defaults)) in &apps {
             let _ = writeln!(
-                out,
-                "        // Charts no ApplicationDefinition serves (not shipped): {}.",
-                release.unshipped.join(", ")
-            );
-        }
-        let _ = writeln!(out, "        apps: &[");
-        for (app, module) in &shipped {
-            let _ = writeln!(
-                out,
-                "            App {{\n                kind: {:?},\n                plural: {:?},\n                chart: {:?},\n                schema: &{module}::SCHEMA,\n                defaults: {module}::DEFAULTS,\n                immutable: &[{}],\n                nulls: &[{}],\n                addons: &[{}],\n            }},",
+                table,
+                "    App {{\n        kind: {:?},\n        plural: {:?},\n        chart: {:?},\n        schema: &{schema},\n        defaults: {defaults},\n        immutable: &[{}],\n        nulls: &[{}],\n        addons: &[{}],\n    }},",
                 app.kind,
                 app.plural,
                 app.chart,
@@ -229,26 +194,185 @@ pub fn trees(dir: &Path) -> Result<Vec<(String, String)>, String> {
                 addon_schemas(&app.addons),
             );
         }
-        let _ = writeln!(out, "        ],");
-        let _ = writeln!(out, "    }},");
+        table.push(']');
+        let ty = format!("[App<'static>; {}]", apps.len());
+        let name = emitter.intern("APPS_", &ty, table);
+        tables.insert(release.version.clone(), name);
     }
-    out.push_str("];\n");
-    for tree in &trees {
-        let uses = if tree.body.contains("Additional::") {
-            "Additional, Json, Schema"
-        } else {
-            "Json, Schema"
+    let mut out = String::from(
+        "// @generated by values-schema's build script from schemas/index.json and\n\
+         // the chart schemas beside it (values-schema-tree's `write`): do not edit.\n\n\
+         /// Every shipped release, newest first.\n\
+         pub static RELEASES: &[Release] = &[\n",
+    );
+    for release in &index.releases {
+        let mut own = release;
+        for _ in 0..index.releases.len() {
+            let Some(other) = &own.same_as else {
+                break;
+            };
+            own = index
+                .releases
+                .iter()
+                .find(|r| r.version == *other)
+                .ok_or_else(|| format!("{}: sameAs names no release {other}", release.version))?;
+        }
+        let table = tables
+            .get(&own.version)
+            .ok_or_else(|| format!("{}: sameAs goes round in a circle", release.version))?;
+        let _ = writeln!(out, "    Release {{");
+        let _ = writeln!(out, "        version: {:?},", release.version);
+        if !own.unshipped.is_empty() {
+            let _ = writeln!(
+                out,
+                "        // Charts no ApplicationDefinition serves (not shipped): {}.",
+                own.unshipped.join(", ")
+            );
+        }
+        let _ = writeln!(out, "        apps: &{table},\n    }},");
+    }
+    out.push_str("];\n\n");
+    out.push_str(&emitter.statics);
+    Ok(vec![("index.rs".to_owned(), out)])
+}
+
+/// The statics of the trees, each distinct one written once.
+#[derive(Default)]
+struct Emitter {
+    statics: String,
+    /// `type = expression` -> the static's name.
+    names: HashMap<String, String>,
+}
+
+impl Emitter {
+    /// The name of a static of type `ty` holding `expression`, written
+    /// unless an equal one was.
+    fn intern(&mut self, prefix: &str, ty: &str, expression: String) -> String {
+        let key = format!("{ty} = {expression}");
+        if let Some(name) = self.names.get(&key) {
+            return name.clone();
+        }
+        let name = format!("{prefix}{}", self.names.len());
+        let _ = writeln!(self.statics, "static {name}: {ty} = {expression};");
+        self.names.insert(key, name.clone());
+        name
+    }
+
+    /// A chart's schema and defaults: the name of the schema's static and
+    /// the defaults as a `&[(&str, Json)]` expression.
+    fn chart(&mut self, schema: &Value) -> (String, String) {
+        let tree = self.schema(leak(schema));
+        let schema_name = self.intern("S_", "Schema<'static>", tree);
+        let defaults = match defaults(schema) {
+            Some(Value::Object(members)) => members,
+            _ => Map::new(),
         };
-        let _ = write!(
-            out,
-            "\nmod {} {{\n    use super::{{{uses}}};\n    include!({:?});\n}}\n",
-            tree.module, tree.file
-        );
-        files.push((tree.file.clone(), tree.contents()));
+        let defaults = match leak_json(&Value::Object(defaults)) {
+            Json::Object(members) => self.members(members),
+            _ => "&[]".to_owned(),
+        };
+        (schema_name, defaults)
     }
-    files.push(("index.rs".to_owned(), out));
-    files.sort();
-    Ok(files)
+
+    /// `items` as a reference to a static array of `ty`, or `&[]`.
+    fn slice(&mut self, prefix: &str, ty: &str, items: Vec<String>) -> String {
+        if items.is_empty() {
+            return "&[]".to_owned();
+        }
+        let ty = format!("[{ty}; {}]", items.len());
+        let name = self.intern(prefix, &ty, format!("[{}]", items.join(", ")));
+        format!("&{name}")
+    }
+
+    /// `schema` as an expression of type [`Schema`].
+    fn schema(&mut self, schema: &Schema<'_>) -> String {
+        if schema.never {
+            return "Schema::FALSE".to_owned();
+        }
+        let mut fields = Vec::new();
+        if schema.types != 0 {
+            fields.push(format!("types: {:#04x}", schema.types));
+        }
+        if let Some(members) = schema.enumeration {
+            let members = members.iter().map(|m| self.json(m)).collect();
+            fields.push(format!(
+                "enumeration: Some({})",
+                self.slice("E_", "Json<'static>", members)
+            ));
+        }
+        if let Some(named) = schema.properties {
+            let named = named
+                .iter()
+                .map(|(name, sub)| format!("({name:?}, {})", self.schema(sub)))
+                .collect();
+            fields.push(format!(
+                "properties: Some({})",
+                self.slice("P_", "(&str, Schema<'static>)", named)
+            ));
+        }
+        match schema.additional {
+            Additional::Absent => {}
+            Additional::Bool(b) => fields.push(format!("additional: Additional::Bool({b})")),
+            Additional::Schema(sub) => {
+                let sub = self.schema(sub);
+                let name = self.intern("S_", "Schema<'static>", sub);
+                fields.push(format!("additional: Additional::Schema(&{name})"));
+            }
+        }
+        if let Some(sub) = schema.items {
+            let sub = self.schema(sub);
+            let name = self.intern("S_", "Schema<'static>", sub);
+            fields.push(format!("items: Some(&{name})"));
+        }
+        if !schema.any_of.is_empty() {
+            let alternatives = schema.any_of.iter().map(|s| self.schema(s)).collect();
+            fields.push(format!(
+                "any_of: {}",
+                self.slice("A_", "Schema<'static>", alternatives)
+            ));
+        }
+        if !schema.required.is_empty() {
+            let keys = schema.required.iter().map(|k| format!("{k:?}")).collect();
+            fields.push(format!("required: {}", self.slice("R_", "&str", keys)));
+        }
+        if schema.quantity {
+            fields.push("quantity: true".to_owned());
+        }
+        if schema.preserve_unknown {
+            fields.push("preserve_unknown: true".to_owned());
+        }
+        if fields.is_empty() {
+            "Schema::TRUE".to_owned()
+        } else {
+            format!("Schema {{ {}, ..Schema::TRUE }}", fields.join(", "))
+        }
+    }
+
+    /// `value` as an expression of type [`Json`].
+    fn json(&mut self, value: &Json<'_>) -> String {
+        match value {
+            Json::Null => "Json::Null".to_owned(),
+            Json::Bool(b) => format!("Json::Bool({b})"),
+            Json::Uint(n) => format!("Json::Uint({n})"),
+            Json::Int(n) => format!("Json::Int({n})"),
+            Json::Float(f) => format!("Json::Float({f:?})"),
+            Json::String(text) => format!("Json::String({text:?})"),
+            Json::Array(items) => {
+                let items = items.iter().map(|i| self.json(i)).collect();
+                format!("Json::Array({})", self.slice("J_", "Json<'static>", items))
+            }
+            Json::Object(members) => format!("Json::Object({})", self.members(members)),
+        }
+    }
+
+    /// An object's members as a `&[(&str, Json)]` expression.
+    fn members(&mut self, members: &[(&str, Json<'_>)]) -> String {
+        let members = members
+            .iter()
+            .map(|(key, value)| format!("({key:?}, {})", self.json(value)))
+            .collect();
+        self.slice("M_", "(&str, Json<'static>)", members)
+    }
 }
 
 /// `items` as Rust string literals, comma-separated.
@@ -268,14 +392,14 @@ fn addon_schemas(addons: &[IndexAddon]) -> String {
         for object in &addon.closed {
             let _ = write!(
                 closed,
-                "\n                        Closed {{ path: &[{}], keys: &[{}] }},",
+                "\n                Closed {{ path: &[{}], keys: &[{}] }},",
                 quoted(&object.path),
                 quoted(&object.keys)
             );
         }
         let _ = write!(
             out,
-            "\n                    AddonSchema {{\n                        values: &[{}],\n                        chart: {:?},\n                        closed: &[{closed}\n                        ],\n                    }},\n                ",
+            "\n            AddonSchema {{\n                values: &[{}],\n                chart: {:?},\n                closed: &[{closed}\n                ],\n            }},\n        ",
             quoted(&addon.values),
             addon.chart
         );
@@ -290,7 +414,7 @@ fn null_failures(found: Option<&Vec<NullFailure>>) -> String {
         .flatten()
         .map(|null| {
             format!(
-                "\n                    NullFailure {{\n                        path: &[{}],\n                        at: {:?},\n                        helm: {:?},\n                    }},",
+                "\n            NullFailure {{\n                path: &[{}],\n                at: {:?},\n                helm: {:?},\n            }},",
                 quoted(&null.path),
                 null.at,
                 null.helm
@@ -300,210 +424,24 @@ fn null_failures(found: Option<&Vec<NullFailure>>) -> String {
     if entries.is_empty() {
         String::new()
     } else {
-        format!("{}\n                ", entries.concat())
-    }
-}
-
-/// One chart tree the module embeds, and the releases that ship it.
-struct Tree {
-    /// The module `index.rs` includes the tree in.
-    module: String,
-    /// The file, named after the newest release with it.
-    file: String,
-    /// The chart's schema file, for the header.
-    source: String,
-    /// The releases whose chart has exactly this tree, newest first.
-    versions: Vec<String>,
-    /// The schema and defaults, as [`chart_body`] writes them.
-    body: String,
-}
-
-impl Tree {
-    /// The `.rs` file: a header naming the releases, then the body.
-    fn contents(&self) -> String {
-        format!(
-            "// @generated at build time from Cozystack {} {}: do not edit.\n\n{}",
-            self.versions.join(", "),
-            self.source,
-            self.body
-        )
-    }
-}
-
-/// A chart's schema and its defaults as static trees, which `index.rs`
-/// includes in a module of its own.
-fn chart_body(schema: &Value) -> String {
-    let mut out = String::from("/// The chart's schema.\npub static SCHEMA: Schema = ");
-    emit_schema(leak(schema), 0, &mut out);
-    out.push_str(";\n\n/// The chart's defaults, as its `values.yaml` holds them.\npub const DEFAULTS: &[(&str, Json)] = ");
-    let defaults = match defaults(schema) {
-        Some(Value::Object(members)) => members,
-        _ => Map::new(),
-    };
-    match leak_json(&Value::Object(defaults)) {
-        Json::Object(members) => emit_members(members, 0, &mut out),
-        _ => out.push_str("&[]"),
-    }
-    out.push_str(";\n");
-    out
-}
-
-/// The chart's default values, rebuilt from its schema; `None` when the
-/// schema defaults nothing.
-///
-/// The chart's `values.yaml` is not in the release data, only its schema;
-/// Cozystack generates both from the same annotated `values.yaml`
-/// (cozyvalues-gen), each key's value becoming its `default`. The rebuild:
-/// an object's own `default`, under which each declared property's rebuilt
-/// default fills a key the object default leaves out. For v1.6.2 and
-/// v1.5.4 this gives each chart's `values.yaml` exactly, but for two
-/// deviations that do not change a verdict: Monitoring's
-/// `grafana.resources.limits.cpu` and `alerta.resources.limits.cpu` (`1` in
-/// the schema, `"1"` in the file; the field takes both) and
-/// KubernetesNodes' `kubelet.evictionSoftMemory` and `evictionHardMemory`
-/// (defaulted in the schema, commented out in the file).
-pub fn defaults(schema: &Value) -> Option<Value> {
-    let default = schema.get("default");
-    let Some(Value::Object(properties)) = schema.get("properties") else {
-        return default.cloned();
-    };
-    let mut object = match default {
-        None => Map::new(),
-        Some(Value::Object(members)) => members.clone(),
-        Some(other) => return Some(other.clone()),
-    };
-    let mut any = default.is_some();
-    for (name, property) in properties {
-        if let Some(value) = defaults(property) {
-            any = true;
-            match object.get_mut(name) {
-                None => {
-                    object.insert(name.clone(), value);
-                }
-                Some(Value::Object(present)) => {
-                    if let Value::Object(below) = value {
-                        fill(present, below);
-                    }
-                }
-                Some(_) => {}
-            }
-        }
-    }
-    any.then_some(Value::Object(object))
-}
-
-/// Adds to `present` every key of `below` it lacks, recursively.
-fn fill(present: &mut Map<String, Value>, below: Map<String, Value>) {
-    for (key, value) in below {
-        match present.get_mut(&key) {
-            None => {
-                present.insert(key, value);
-            }
-            Some(Value::Object(inner)) => {
-                if let Value::Object(value) = value {
-                    fill(inner, value);
-                }
-            }
-            Some(_) => {}
-        }
+        format!("{}\n        ", entries.concat())
     }
 }
 
 /// `schema` (a schema [`unsupported`] accepts) as a [`Schema`] tree,
 /// leaked: the writer's in-memory form, which it prints, and the tests'
 /// way to a [`Schema`].
-pub fn leak(schema: &Value) -> &'static Schema {
-    Box::leak(Box::new(tree(schema)))
-}
-
-fn tree(schema: &Value) -> Schema {
-    let Value::Object(keywords) = schema else {
-        return if schema == &Value::Bool(false) {
-            Schema::FALSE
-        } else {
-            Schema::TRUE
-        };
-    };
-    let leak_slice =
-        |items: Vec<Schema>| -> &'static [Schema] { Box::leak(items.into_boxed_slice()) };
-    let leak_str = |text: &str| -> &'static str { Box::leak(text.to_owned().into_boxed_str()) };
-    Schema {
-        never: false,
-        types: keywords.get("type").map_or(0, type_bits),
-        enumeration: keywords
-            .get("enum")
-            .and_then(Value::as_array)
-            .map(|members| {
-                let members: Vec<Json> = members.iter().map(leak_json).collect();
-                &*Box::leak(members.into_boxed_slice())
-            }),
-        properties: keywords
-            .get("properties")
-            .and_then(Value::as_object)
-            .map(|named| {
-                let ordered: BTreeMap<&str, &Value> =
-                    named.iter().map(|(k, v)| (k.as_str(), v)).collect();
-                let named: Vec<(&'static str, Schema)> = ordered
-                    .into_iter()
-                    .map(|(name, sub)| (leak_str(name), tree(sub)))
-                    .collect();
-                &*Box::leak(named.into_boxed_slice())
-            }),
-        additional: match keywords.get("additionalProperties") {
-            None => Additional::Absent,
-            Some(Value::Bool(b)) => Additional::Bool(*b),
-            Some(sub) => Additional::Schema(leak(sub)),
-        },
-        items: keywords.get("items").map(leak),
-        any_of: keywords
-            .get("anyOf")
-            .and_then(Value::as_array)
-            .map_or(&[], |alternatives| {
-                leak_slice(alternatives.iter().map(tree).collect())
-            }),
-        required: keywords
-            .get("required")
-            .and_then(Value::as_array)
-            .map_or(&[], |keys| {
-                let keys: Vec<&'static str> = keys
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .map(leak_str)
-                    .collect();
-                &*Box::leak(keys.into_boxed_slice())
-            }),
-        quantity: keywords.get("pattern").is_some(),
-        preserve_unknown: keywords.get(PRESERVE_UNKNOWN).and_then(Value::as_bool) == Some(true),
-    }
+pub fn leak(schema: &Value) -> &'static Schema<'static> {
+    let arena: &'static Arena = Box::leak(Box::new(Arena::new()));
+    let value: &'static Value = Box::leak(Box::new(schema.clone()));
+    arena.alloc(crate::build::schema(arena, value))
 }
 
 /// `value` as a [`Json`] tree, leaked (object members in the map's order).
-pub fn leak_json(value: &Value) -> Json {
-    match value {
-        Value::Null => Json::Null,
-        Value::Bool(b) => Json::Bool(*b),
-        Value::Number(n) => {
-            if let Some(n) = n.as_u64() {
-                Json::Uint(n)
-            } else if let Some(n) = n.as_i64() {
-                Json::Int(n)
-            } else {
-                Json::Float(n.as_f64().unwrap_or_default())
-            }
-        }
-        Value::String(text) => Json::String(Box::leak(text.clone().into_boxed_str())),
-        Value::Array(items) => {
-            let items: Vec<Json> = items.iter().map(leak_json).collect();
-            Json::Array(Box::leak(items.into_boxed_slice()))
-        }
-        Value::Object(members) => {
-            let members: Vec<(&'static str, Json)> = members
-                .iter()
-                .map(|(k, v)| (&*Box::leak(k.clone().into_boxed_str()), leak_json(v)))
-                .collect();
-            Json::Object(Box::leak(members.into_boxed_slice()))
-        }
-    }
+pub fn leak_json(value: &Value) -> Json<'static> {
+    let arena: &'static Arena = Box::leak(Box::new(Arena::new()));
+    let value: &'static Value = Box::leak(Box::new(value.clone()));
+    crate::build::json(arena, value)
 }
 
 fn pad(depth: usize) -> String {
@@ -708,20 +646,16 @@ mod tests {
         );
     }
 
-    /// A schemas directory with one release of two kinds whose charts
-    /// share a tree across releases.
-    fn write_dir(dir: &Path, index: &Index, charts: &[(&str, &str, Value)], nulls: &str) {
+    /// A schemas directory with the releases of `index`, their charts'
+    /// files and each release's nulls.
+    fn write_dir(dir: &Path, index: &Index, charts: &[(&str, Value)], nulls: &str) {
         let _ = std::fs::remove_dir_all(dir);
-        for release in &index.releases {
+        for release in index.releases.iter().filter(|r| r.same_as.is_none()) {
             std::fs::create_dir_all(dir.join(&release.version)).ok();
             std::fs::write(dir.join(&release.version).join(NULLS), nulls).ok();
         }
-        for (version, chart, schema) in charts {
-            std::fs::write(
-                dir.join(version).join(format!("{chart}.json")),
-                canonical(schema),
-            )
-            .ok();
+        for (file, schema) in charts {
+            std::fs::write(dir.join(file), canonical(schema)).ok();
         }
         std::fs::write(
             dir.join(INDEX),
@@ -730,74 +664,101 @@ mod tests {
         .ok();
     }
 
-    fn app(kind: &str, chart: &str) -> IndexApp {
+    fn app(kind: &str, chart: &str, schema: &str) -> IndexApp {
         IndexApp {
             kind: kind.to_owned(),
             plural: format!("{}s", kind.to_lowercase()),
             chart: chart.to_owned(),
+            schema: schema.to_owned(),
             immutable: vec!["spec.storageClass".to_owned()],
             addons: Vec::new(),
         }
     }
 
+    fn release(version: &str, apps: Vec<IndexApp>) -> IndexRelease {
+        IndexRelease {
+            version: version.to_owned(),
+            same_as: None,
+            unshipped: Vec::new(),
+            apps,
+        }
+    }
+
     #[test]
-    fn a_tree_shared_by_two_releases_is_written_once() {
+    fn trees_are_shared_between_charts_and_releases() {
         let dir = std::env::temp_dir().join(format!("values-schema-tree-{}", std::process::id()));
+        let mut newest = release(
+            "v9.9.9",
+            vec![app(
+                "VirtualPrivateCloud",
+                "apps-vpc",
+                "v9.9.9/apps-vpc.json",
+            )],
+        );
+        newest.unshipped = vec!["extra-gateway".to_owned()];
         let index = Index {
             releases: vec![
+                newest,
+                release(
+                    "v9.9.8",
+                    vec![app(
+                        "VirtualPrivateCloud",
+                        "apps-vpc",
+                        "v9.9.8/apps-vpc.json",
+                    )],
+                ),
                 IndexRelease {
-                    version: "v9.9.9".to_owned(),
-                    unshipped: vec!["extra-gateway".to_owned()],
-                    apps: vec![app("VirtualPrivateCloud", "apps-vpc")],
-                },
-                IndexRelease {
-                    version: "v9.9.8".to_owned(),
-                    unshipped: Vec::new(),
-                    apps: vec![app("VirtualPrivateCloud", "apps-vpc")],
+                    same_as: Some("v9.9.8".to_owned()),
+                    ..release("v9.9.7", Vec::new())
                 },
             ],
         };
-        let schema =
-            json!({"type": "object", "properties": {"subnets": {"type": "object", "default": {}}}});
+        let subnets = json!({"type": "object", "default": {}, "properties": {
+            "cidr": {"type": "string", "enum": ["a", "b"]}, "gateway": {"type": "string"}}});
+        let new = json!({"type": "object", "properties": {"subnets": subnets, "zone": {"type": "integer"}}});
+        let old = json!({"type": "object", "properties": {"subnets": subnets}});
         write_dir(
             &dir,
             &index,
-            &[
-                ("v9.9.9", "apps-vpc", schema.clone()),
-                ("v9.9.8", "apps-vpc", schema),
-            ],
+            &[("v9.9.9/apps-vpc.json", new), ("v9.9.8/apps-vpc.json", old)],
             r#"{"VirtualPrivateCloud": [{"path": ["subnets"], "where": "vpc/templates/vpc.yaml:3", "helm": "<.Values.subnets>: nil"}]}"#,
         );
-        let files = trees(&dir);
-        let paths: Vec<&str> = files
-            .iter()
-            .flatten()
-            .map(|(path, _)| path.as_str())
-            .collect();
-        assert_eq!(paths, ["index.rs", "v9.9.9/apps-vpc.rs"], "{files:?}");
-        let text: Vec<&str> = files.iter().flatten().map(|(_, t)| t.as_str()).collect();
-        let (index_rs, tree_rs) = (text[0], text[1]);
+        let files = trees(&dir).unwrap();
+        let [(path, index_rs)] = files.as_slice() else {
+            panic!("one file: {files:?}");
+        };
+        assert_eq!(path, "index.rs");
         assert!(
             index_rs.contains("not shipped): extra-gateway."),
             "{index_rs}"
         );
+        // The two releases' tables differ in `zone` only: the subnets
+        // object's properties, and its enum, are one static each.
+        assert_eq!(index_rs.matches("(\"cidr\", ").count(), 1, "{index_rs}");
         assert_eq!(
-            index_rs.matches("schema: &v9_9_9_apps_vpc::SCHEMA").count(),
-            2
+            index_rs.matches("Json::String(\"a\")").count(),
+            1,
+            "{index_rs}"
         );
+        assert_eq!(index_rs.matches("static APPS_").count(), 2, "{index_rs}");
+        // v9.9.7 has v9.9.8's charts: its table.
+        let table = |version: &str| {
+            let at = index_rs.find(&format!("version: {version:?}")).unwrap();
+            let rest = &index_rs[at..];
+            let apps = rest.find("apps: &").unwrap();
+            rest[apps..].split(',').next().unwrap().to_owned()
+        };
+        assert_eq!(table("v9.9.7"), table("v9.9.8"));
+        assert_ne!(table("v9.9.9"), table("v9.9.8"));
         assert!(
             index_rs.contains(
-                "path: &[\"subnets\"],\n                        at: \"vpc/templates/vpc.yaml:3\","
+                "path: &[\"subnets\"],\n                at: \"vpc/templates/vpc.yaml:3\","
             ),
             "{index_rs}"
         );
         assert!(
-            tree_rs.starts_with("// @generated at build time from Cozystack v9.9.9, v9.9.8 apps-vpc/values.schema.json"),
-            "{tree_rs}"
-        );
-        assert!(
-            tree_rs.contains("(\"subnets\", Json::Object(&[]))"),
-            "{tree_rs}"
+            index_rs.contains("(\"subnets\", Json::Object(&[]))"),
+            "{index_rs}"
         );
 
         // A chart file not in canonical form, or with a keyword the

@@ -634,8 +634,10 @@ fn values_schema(policies: &[SchemaPolicy]) -> Value {
             "mode": mode_schema("The mode of every policy whose own `mode` is unset, but the report-only upgrade-gate and upgrade-readiness: monitor (nothing is rejected; the policy-server logs what would be, audit-scanner reports it, and an unanswered webhook lets the request through) or protect. Kubewarden allows monitor to protect, never back."),
             RELEASE_SETTING: {
                 "type": "string",
-                "enum": shared::Release::ALL.iter().map(|r| r.as_str()).collect::<Vec<_>>(),
-                "description": "The Cozystack release the cluster runs (kubectl get configmap -n cozy-system cozystack-version): the `cozystackVersion` setting of every policy that takes it and whose settings leave it out.",
+                "enum": std::iter::once(release::FROM_CLUSTER)
+                    .chain(release::Release::released().map(release::Release::as_str))
+                    .collect::<Vec<_>>(),
+                "description": "The Cozystack release whose charts the policies judge by: `cluster` (the release the cluster runs, as Deployment cozy-system/cozystack-operator records it; values-schema also judges by the schemas of the cluster's ApplicationDefinitions) or a release. It becomes the `cozystackVersion` setting of every policy that takes it and whose settings leave it out.",
             },
             "modules": {
                 "type": "object",

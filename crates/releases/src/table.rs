@@ -1,0 +1,219 @@
+//! The tables written from the release files: the release crate's
+//! (`shared/release/src/table.rs`), each release with the facts of its
+//! charts (one static per distinct set, which the releases with those
+//! charts share), and shared's application kinds of every released release
+//! (`shared/src/apps/kinds.rs`).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use release::Fact;
+
+use crate::{Entry, Facts, charts_of};
+
+/// The release crate's table, under the repository root.
+pub const RELEASES: &str = "shared/release/src/table.rs";
+
+/// shared's application kinds, under the repository root.
+pub const KINDS: &str = "shared/src/apps/kinds.rs";
+
+/// Both tables' paths and texts, for `entries`.
+pub fn write_all(entries: &[Entry]) -> Result<[(&'static str, String); 2], String> {
+    Ok([(RELEASES, write(entries)?), (KINDS, kinds(entries)?)])
+}
+
+/// The facts a module embeds, as the table writes them; `fixed` is the
+/// index of their fixed names in the table's `FIXED_NAMES`.
+fn embedded(facts: &Facts, fixed: usize) -> Result<String, String> {
+    let mut bits = 0u32;
+    for id in &facts.facts {
+        let fact = Fact::ALL
+            .into_iter()
+            .find(|fact| fact.id() == id)
+            .ok_or_else(|| format!("no fact is called {id:?}"))?;
+        bits |= fact.bit();
+    }
+    let names: Vec<&str> = Fact::ALL
+        .into_iter()
+        .filter(|fact| bits & fact.bit() != 0)
+        .map(Fact::id)
+        .collect();
+    Ok(format!(
+        "Charts {{\n    kubernetes: {:?},\n    oldest_kubernetes: {},\n    fixed_names: FIXED_NAMES[{}],\n    // {}\n    facts: {bits:#07b},\n}}",
+        format!("[{}]", facts.kubernetes.join(" ")),
+        facts
+            .kubernetes
+            .iter()
+            .filter_map(|key| key.strip_prefix("v1.")?.parse::<u32>().ok())
+            .min()
+            .ok_or("no Kubernetes version of the form v1.<minor>")?,
+        fixed,
+        if names.is_empty() {
+            "no facts".to_owned()
+        } else {
+            names.join(", ")
+        },
+    ))
+}
+
+/// The table's text for `entries` (sorted as [`crate::read_all`] gives
+/// them).
+pub fn write(entries: &[Entry]) -> Result<String, String> {
+    let mut statics: Vec<(String, String)> = Vec::new();
+    // Each distinct list of fixed names once: most releases share theirs.
+    let mut fixed_names: Vec<String> = Vec::new();
+    let mut known = String::new();
+    let mut rows = String::new();
+    let mut constants = String::new();
+    for entry in entries {
+        let charts = charts_of(entries, &entry.version)?;
+        let names = charts
+            .facts
+            .fixed_names
+            .iter()
+            .map(|(kind, name)| format!("({kind:?}, {name:?})"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let fixed = match fixed_names.iter().position(|n| *n == names) {
+            Some(at) => at,
+            None => {
+                fixed_names.push(names);
+                fixed_names.len() - 1
+            }
+        };
+        let body = embedded(&charts.facts, fixed)?;
+        let ident = entry
+            .version
+            .to_uppercase()
+            .replace(|c: char| !c.is_ascii_alphanumeric(), "_");
+        let name = match statics.iter().find(|(_, b)| *b == body) {
+            Some((name, _)) => name.clone(),
+            None => {
+                let name = format!("CHARTS_{ident}");
+                statics.push((name.clone(), body));
+                name
+            }
+        };
+        let _ = write!(
+            known,
+            "\nstatic KNOWN_{ident}: Known = Known {{\n    version: {:?},\n    candidate: {},\n    charts: &{name},\n}};\n",
+            entry.version, entry.candidate
+        );
+        let _ = writeln!(rows, "    &KNOWN_{ident},");
+        let _ = write!(
+            constants,
+            "    /// {}{}.\n    pub const {ident}: Self = Self(&KNOWN_{ident});\n",
+            entry.version,
+            if entry.candidate {
+                ", a release candidate"
+            } else {
+                ""
+            }
+        );
+    }
+    let default = entries
+        .iter()
+        .find(|e| !e.candidate)
+        .ok_or("no release is out of candidacy to be the default")?
+        .version
+        .to_uppercase()
+        .replace(|c: char| !c.is_ascii_alphanumeric(), "_");
+    let released: Vec<&str> = entries
+        .iter()
+        .filter(|e| !e.candidate)
+        .map(|e| e.version.as_str())
+        .collect();
+    let candidates: Vec<&str> = entries
+        .iter()
+        .filter(|e| e.candidate)
+        .map(|e| e.version.as_str())
+        .collect();
+    let list = match candidates.as_slice() {
+        [] => released.join(", "),
+        [one] => format!("{} (and the release candidate {one})", released.join(", ")),
+        more => format!(
+            "{} (and the release candidates {})",
+            released.join(", "),
+            more.join(", ")
+        ),
+    };
+    let mut out = String::from(
+        "// @generated by `cargo xtask import-release` from releases/*.json: do not edit.\n\n\
+         use super::{Charts, Known, Release};\n",
+    );
+    let _ = writeln!(
+        out,
+        "\n/// The distinct lists of names charts require.\n\
+         static FIXED_NAMES: [&[(&str, &str)]; {}] = [",
+        fixed_names.len()
+    );
+    for names in &fixed_names {
+        let _ = writeln!(out, "    &[{names}],");
+    }
+    out.push_str("];\n");
+    for (name, body) in &statics {
+        let _ = write!(out, "\nstatic {name}: Charts = {body};\n");
+    }
+    out.push_str(&known);
+    let _ = write!(
+        out,
+        "\n/// Every release the bundle knows: released ones newest first, then the\n\
+         /// candidates.\n\
+         pub(super) static RELEASES: &[&Known] = &[\n{rows}];\n\n\
+         /// Each release by name, for code that follows one.\n\
+         impl Release {{\n{constants}}}\n\n\
+         /// The release a policy judges by when its settings name none: the\n\
+         /// newest that is not a candidate.\n\
+         pub(super) const DEFAULT: Release = Release::{default};\n\n\
+         /// Every release the setting accepts, as messages list them.\n\
+         pub(super) const LIST: &str = {list:?};\n"
+    );
+    Ok(out)
+}
+
+/// shared's kinds: every kind of a released release, the newest release's
+/// plural and prefix.
+pub fn kinds(entries: &[Entry]) -> Result<String, String> {
+    let mut kinds: BTreeMap<&str, (&str, &str)> = BTreeMap::new();
+    for entry in entries.iter().filter(|e| !e.candidate).rev() {
+        // Oldest first, so the newest release's plural and prefix win.
+        for kind in &charts_of(entries, &entry.version)?.facts.kinds {
+            kinds.insert(&kind.kind, (&kind.plural, &kind.prefix));
+        }
+    }
+    let mut out = String::from(
+        "// @generated by `cargo xtask import-release` from releases/*.json: do not edit.\n\n\
+         use super::AppKind;\n\n\
+         /// Every application kind of a released release (a candidate's new kinds\n\
+         /// are its own), in byte order of their names.\n\
+         pub static APP_KINDS: &[AppKind] = &[\n",
+    );
+    for (kind, (plural, prefix)) in kinds {
+        let _ = writeln!(
+            out,
+            "    AppKind {{\n        kind: {kind:?},\n        plural: {plural:?},\n        release_prefix: {prefix:?},\n    }},"
+        );
+    }
+    out.push_str("];\n");
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    /// The committed tables are what the committed release files make.
+    #[test]
+    fn the_committed_tables_follow_the_release_files() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let entries = crate::read_all(&root).unwrap();
+        for (path, text) in write_all(&entries).unwrap() {
+            let committed = std::fs::read_to_string(root.join(path)).unwrap();
+            assert!(
+                committed == text,
+                "{path} is out of date: run `cargo xtask import-release --refresh`"
+            );
+        }
+    }
+}

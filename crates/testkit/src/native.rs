@@ -26,10 +26,10 @@ use serde_json::Value;
 use shared::lookup::{Cluster, GetResource, ListAll, ListByNamespace, LookupError};
 use shared::{Catalogue, Evaluate, Selection, Validatable};
 
-use crate::case::{Case, Evaluation, Evaluator, Runner, SettingsAnswer, case_files};
+use crate::case::{Case, Evaluator, Runner, SettingsAnswer, case_files};
 use crate::rules::{KnownRules, documented};
 use admission::{AdmissionRequest, AdmissionResponse};
-use capabilities::{HostCalls, HostCapabilities};
+use capabilities::{Evaluation, HostCalls, HostCapabilities};
 use wasm_meta::metadata::Metadata;
 
 /// A policy crate's rule, settings and metadata, evaluated natively.
@@ -54,8 +54,8 @@ impl<S> Native<S> {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let metadata =
-            Metadata::from_yaml_file(&dir.join("metadata.yml")).map_err(|e| e.to_string())?;
+        let metadata = Metadata::from_yaml_file(&dir.join("metadata.yml"))
+            .map_err(|e| crate::with_causes(&e))?;
         Ok(Self {
             name,
             catalogue,
@@ -136,13 +136,7 @@ impl<S: DeserializeOwned + Default + Validatable> Evaluator for Native<S> {
             }
             Err(e) => AdmissionResponse::internal_server_error(&request.uid, &e.to_string()),
         };
-        let calls = calls.into_inner();
-        Evaluation {
-            response,
-            unused_exchanges: calls.unused_exchanges(),
-            logs: calls.logs,
-            host_calls: calls.calls,
-        }
+        calls.into_inner().evaluation(response)
     }
 
     fn matches(&self, request: &AdmissionRequest) -> bool {

@@ -107,7 +107,7 @@ pub struct Capture {
 
 /// Why a document is not a record the snapshot can use.
 #[derive(Debug, thiserror::Error)]
-#[error("the snapshot's {KIND} record cannot be read: {0}")]
+#[error("the snapshot's {KIND} record cannot be read")]
 pub struct CaptureError(#[source] serde_json::Error);
 
 impl Capture {

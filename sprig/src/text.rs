@@ -1,9 +1,8 @@
-//! Template functions as the charts call them (Helm's sprig, Go's
-//! `text/template` and `strconv`), where a rule must predict their result
-//! exactly: names the charts build with `kebabcase`, and what `int` and
-//! `toString` make of a value (`float64` is quantity.rs').
+//! Sprig's functions of text: the names the charts build with
+//! `kebabcase`, and what `int` and `toString` make of a value (a float's
+//! `toString` and `float64` are [`crate::float`]'s).
 
-use shared::Value;
+use serde_json::Value;
 
 /// How `kebabcase` (huandu/xstrings `ToKebabCase`, which sprig calls) sees
 /// a character; the string is cut into words of one type.
@@ -222,9 +221,13 @@ fn go_parse_int(text: &str) -> Option<i64> {
     } else {
         (10, lower.clone(), false)
     };
-    // Underscores only between digits, and only with a base prefix.
-    if digits.contains('_')
-        && (!prefixed || digits.starts_with('_') || digits.ends_with('_') || digits.contains("__"))
+    // strconv's `underscoreOK`: an underscore between two digits, or
+    // between a base prefix and a digit.
+    let underscores = digits.as_bytes();
+    if underscores.contains(&b'_')
+        && ((!prefixed && underscores.first() == Some(&b'_'))
+            || underscores.last() == Some(&b'_')
+            || underscores.windows(2).any(|pair| pair == b"__"))
     {
         return None;
     }
@@ -304,7 +307,10 @@ mod tests {
         assert_eq!(int("010"), 8);
         assert_eq!(int("0x1f"), 31);
         assert_eq!(int("-7"), -7);
-        assert_eq!(int("1_000"), 0);
+        assert_eq!(int("1_000"), 1000);
+        assert_eq!(int("_1000"), 0);
+        assert_eq!(int("1__000"), 0);
+        assert_eq!(int("0_10"), 8);
         assert_eq!(int("0x1_0"), 16);
     }
 }

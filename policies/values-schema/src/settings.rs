@@ -18,8 +18,8 @@ pub struct Settings {
     /// default) or `v1.5.4`, with or without the `v`.
     #[serde(default)]
     pub cozystack_version: CozystackVersion,
-    /// Rules whose warnings are denials instead, by id: only
-    /// `undeclared-key`.
+    /// Rules whose warnings are denials instead, by id: those of verdict
+    /// "warn (deny by setting)" in the README's Rules table.
     #[serde(default)]
     pub deny: RuleIds,
     /// Warnings left out, by id: only `undeclared-key`.

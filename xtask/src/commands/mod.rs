@@ -9,6 +9,7 @@ commands! {
     bench_server,
     artifacthub,
     chart,
+    rule_tables,
     scaffold_deploy,
     case_files,
     run,

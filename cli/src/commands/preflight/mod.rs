@@ -68,6 +68,8 @@ pub fn run(root: &Path, args: Args) -> Result<ExitCode> {
         write_baseline: None,
         checklist: true,
         allow_incomplete,
+        // The preflight judges a cluster: it lists every finding.
+        verbose: true,
     };
     Ok(check::check(&options, &bundle)?.code())
 }

@@ -8,8 +8,11 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use libtest_mimic::Failed;
 use reading::yaml::{self, Limit};
 use serde_json::Value;
+
+use crate::{Bundle, Rendering};
 
 /// The compiled schemas, by `apiVersion` and `kind`.
 pub struct Crds {
@@ -128,5 +131,37 @@ fn close(schema: &mut Value) {
         }
         Value::Array(items) => items.iter_mut().for_each(close),
         _ => {}
+    }
+}
+
+/// Every Kubewarden object of a rendering satisfies Kubewarden's own CRD
+/// (its openAPIV3Schema, each object closed to the fields it declares, as
+/// the API server prunes the rest); the types of `e2e::manifests` already
+/// read every object whole.
+pub(crate) fn typed_against_the_crds(bundle: &Bundle, rendering: &Rendering) -> Result<(), Failed> {
+    let Some(crds) = &bundle.crds else {
+        println!(
+            "{}: Kubewarden's CRDs are missing: the CRD half is SKIPPED",
+            rendering.name
+        );
+        return Ok(());
+    };
+    let documents = rendering.documents.as_ref().map_err(Clone::clone)?;
+    let mut checked = 0;
+    let mut problems = Vec::new();
+    for document in documents {
+        match crds.check(document) {
+            Ok(true) => checked += 1,
+            Ok(false) => {}
+            Err(error) => problems.push(error),
+        }
+    }
+    if checked == 0 {
+        problems.push("no object checked against a CRD".to_owned());
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n").into())
     }
 }

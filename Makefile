@@ -233,6 +233,14 @@ sbom: dist
 reproducible: dist
 	release/reproducible.sh
 
+## Each policy README's Rules table, and the rules its setting `deny` may
+## raise, from the rules themselves: the catalogue (ids, order, verdicts) and
+## each rule's doc comment (`cargo xtask rule-tables`); xtask's tests fail
+## until the result is committed.
+.PHONY: rule-tables
+rule-tables: cli
+	$(XTASK) rule-tables
+
 ## The Helm chart (charts/cozystack-policies): `xtask chart` rewrites the files
 ## that follow from the policies (files/policies.yaml from each metadata.yml,
 ## values.schema.json from each settings type) and renders deploy/ from the

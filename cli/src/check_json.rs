@@ -9,10 +9,9 @@ use admission::Operation;
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use shared::FindingKind;
 
 use crate::checklist::CheckOutcome;
-use crate::finding::{Answered, Finding, Location, Object, RuleId};
+use crate::finding::{Answered, Finding, Location, NOT_CHECKED_LABEL, Object, Outcome, RuleId};
 
 /// What was checked, for the summary line and the JSON output.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -29,11 +28,37 @@ pub struct Summary {
     pub violations: usize,
     pub warnings: usize,
     /// Findings that say a rule could not judge an object (not counted as
-    /// violations or warnings).
+    /// violations or warnings), the folded ones included.
     #[serde(default)]
     pub not_checked: usize,
     /// Findings left out because the baseline has them.
     pub baselined: usize,
+    /// Offline, a report-only policy's not-checked findings, one entry per
+    /// rule instead of one finding per object (`--verbose` lists them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub folded: Vec<Folded>,
+}
+
+/// The not-checked findings of one rule of a report-only policy, counted
+/// rather than listed: offline, the cluster that rule reads is not there
+/// for any object, and no manifest's author can change that.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Folded {
+    /// `<policy>/<rule>`.
+    pub rule: String,
+    pub findings: usize,
+}
+
+impl Folded {
+    /// The line that stands for the findings.
+    pub fn line(&self) -> String {
+        format!(
+            "{}: {NOT_CHECKED_LABEL} for {} object(s): the rule reads the cluster, which an offline \
+             check does not have (give a snapshot with --cluster; --verbose lists them)",
+            self.rule, self.findings
+        )
+    }
 }
 
 impl Summary {
@@ -81,7 +106,7 @@ struct WrittenFinding {
     rule: String,
     /// The module's name.
     policy: String,
-    severity: FindingKind,
+    severity: JsonSeverity,
     operation: Operation,
     api_version: String,
     kind: String,
@@ -96,6 +121,20 @@ struct WrittenFinding {
     code: Option<u16>,
 }
 
+/// A finding's `severity` as the format writes it: what it says of its
+/// object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+enum JsonSeverity {
+    /// The object breaks the rule, and the policy rejects it.
+    Violation,
+    /// The policy allows the object with a warning.
+    Warning,
+    /// The rule could not judge the object (a cluster read gave no
+    /// answer), whichever way its policy answered: no verdict.
+    NotChecked,
+}
+
 impl WrittenFinding {
     /// A finding `check` made: located, from a request, answered by a
     /// module.
@@ -103,10 +142,11 @@ impl WrittenFinding {
         let (Some(location), Some(operation)) = (&finding.location, finding.operation) else {
             bail!("{} has no place in a manifest", finding.rule);
         };
-        let severity = match finding.answered {
-            Answered::Violation => FindingKind::Violation,
-            Answered::Warning => FindingKind::Warning,
-            Answered::Error => bail!(
+        let severity = match finding.outcome() {
+            Outcome::Fail => JsonSeverity::Violation,
+            Outcome::Warn => JsonSeverity::Warning,
+            Outcome::NotChecked => JsonSeverity::NotChecked,
+            Outcome::Error => bail!(
                 "{}: an evaluation error is no finding of check",
                 finding.rule
             ),
@@ -136,7 +176,12 @@ impl WrittenFinding {
             rule: RuleId::parse(&self.rule),
             deployed_as: self.policy,
             ours: false,
-            answered: self.severity.into(),
+            // A not-checked finding's outcome is its rule's; how its policy
+            // carried it is not written.
+            answered: match self.severity {
+                JsonSeverity::Violation => Answered::Violation,
+                JsonSeverity::Warning | JsonSeverity::NotChecked => Answered::Warning,
+            },
             object: Object {
                 api_version: self.api_version,
                 kind: self.kind,

@@ -134,15 +134,6 @@ pub enum Answered {
     Error,
 }
 
-impl From<shared::FindingKind> for Answered {
-    fn from(kind: shared::FindingKind) -> Self {
-        match kind {
-            shared::FindingKind::Violation => Answered::Violation,
-            shared::FindingKind::Warning => Answered::Warning,
-        }
-    }
-}
-
 /// What a finding says of its object, as a report counts it: failed,
 /// warned about, or failed to evaluate (audit-scanner's `fail`, `warn` and
 /// `error`); or not checked, for a rule that says it could not judge the
@@ -283,6 +274,14 @@ impl Finding {
         self.rule.is_not_checked()
     }
 
+    /// Whether a report-only policy says it could not judge the object: a
+    /// not-checked rule its policy answers with a denial, so that
+    /// audit-scanner records it (`shared::Level::NotCheckedFails`); other
+    /// policies warn.
+    pub fn is_report_only_not_checked(&self) -> bool {
+        self.is_not_checked() && self.answered == Answered::Violation
+    }
+
     /// What the finding says of its object.
     pub fn outcome(&self) -> Outcome {
         match self.answered {
@@ -333,15 +332,30 @@ impl Finding {
         }
     }
 
-    /// `field: message`, or the message alone.
-    pub fn text(&self) -> String {
+    /// `field: message`, or the message alone, as printed after a label
+    /// that says what the finding is (`not checked`): a message that starts
+    /// by saying so again leaves that out, so no line reads `not checked:
+    /// not checked: …`.
+    pub fn text_after_label(&self) -> String {
+        let message = match self.outcome() {
+            Outcome::NotChecked => self
+                .message
+                .strip_prefix(NOT_CHECKED_LABEL)
+                .and_then(|rest| rest.strip_prefix(": "))
+                .unwrap_or(&self.message),
+            _ => &self.message,
+        };
         if self.field.is_empty() {
-            self.message.clone()
+            message.to_owned()
         } else {
-            format!("{}: {}", self.field, self.message)
+            format!("{}: {message}", self.field)
         }
     }
 }
+
+/// What every format calls a finding that says its rule could not judge
+/// the object.
+pub const NOT_CHECKED_LABEL: &str = "not checked";
 
 fn label<'a>(value: &'a str, empty: &'a str) -> &'a str {
     if value.is_empty() { empty } else { value }
@@ -399,6 +413,35 @@ mod tests {
                 .url(home)
                 .ends_with("README.md#checking-your-own-manifests")
         );
+    }
+
+    #[test]
+    fn a_not_checked_finding_says_so_once_after_its_label() {
+        let finding = |rule: &str, message: &str| Finding {
+            rule: RuleId::new("upgrade-gate", rule),
+            deployed_as: "upgrade-gate".into(),
+            ours: true,
+            answered: Answered::Violation,
+            object: Object::default(),
+            field: "spec".into(),
+            message: message.into(),
+            severity: String::new(),
+            category: String::new(),
+            fix: String::new(),
+            location: None,
+            operation: None,
+            code: None,
+            standing: None,
+        };
+        let unread = finding("worker-disks-not-checked", "not checked: no cluster");
+        assert_eq!(unread.text_after_label(), "spec: no cluster");
+        assert!(unread.is_report_only_not_checked());
+        let judged = finding("etcd-adoption-target", "not checked: kept as written");
+        assert_eq!(
+            judged.text_after_label(),
+            "spec: not checked: kept as written"
+        );
+        assert!(!judged.is_report_only_not_checked());
     }
 
     #[test]

@@ -73,6 +73,10 @@ fn postgres(name: &str, preset: &str) -> String {
     )
 }
 
+fn count(n: usize) -> u64 {
+    u64::try_from(n).unwrap()
+}
+
 fn at(finding: &Value) -> (i64, i64) {
     (
         finding["line"].as_i64().unwrap(),
@@ -530,13 +534,174 @@ fn junit_output_is_xml_with_a_case_per_object_and_failures() {
         }
     }
     assert!(suites >= 5, "one suite per file: {xml}");
-    assert_eq!(cases.len(), 23, "a case per object: {cases:?}");
+    // Objects are `OPERATION Kind namespace/name`; the rules folded offline
+    // have a case each, named by rule.
+    let (objects, folded): (Vec<&String>, Vec<&String>) =
+        cases.iter().partition(|case| case.contains(' '));
+    assert_eq!(objects.len(), 23, "a case per object: {cases:?}");
+    assert!(
+        folded.iter().all(|rule| rule.starts_with("upgrade-gate/")),
+        "{folded:?}"
+    );
     assert!(cases.contains(&"UPDATE Postgres tenant-foo/db".to_owned()));
     assert!(
         failures
             .iter()
             .any(|f| f.starts_with("examples/after/tenant-foo.yaml:9:3: storageclass-immutable/")),
         "{failures:?}"
+    );
+}
+
+/// The example change offline: securitygroup-validity cannot check that
+/// the applications a SecurityGroup names exist, and upgrade-gate (report
+/// only) cannot read what its Kubernetes rules need. Every format says the
+/// same of those findings: not checked, neither a violation nor a warning,
+/// counted as such; upgrade-gate's are one line per rule unless
+/// `--verbose` lists them.
+#[test]
+fn a_not_checked_finding_says_the_same_in_every_format() {
+    let run = |format: &str, verbose: bool| {
+        let mut args = vec!["check", "--format", format, "--old", "examples/before"];
+        if verbose {
+            args.push("--verbose");
+        }
+        args.push("examples/after");
+        let output = cli(&args);
+        assert_eq!(
+            output.status.code(),
+            Some(1),
+            "{format}: the example's violations"
+        );
+        output
+    };
+    let is_not_checked = |rule: &str| rule.ends_with("-not-checked");
+    let (_, found, summary) = parse(&run("json", false));
+    let listed: Vec<&Value> = found
+        .iter()
+        .filter(|f| is_not_checked(f["rule"].as_str().unwrap()))
+        .collect();
+    assert!(!listed.is_empty(), "securitygroup-validity's: {found:?}");
+    for finding in &listed {
+        assert_eq!(finding["severity"], "not-checked", "{finding}");
+        assert_ne!(
+            finding["policy"], "upgrade-gate",
+            "folded offline: {finding}"
+        );
+    }
+    let folded = summary["folded"].as_array().cloned().unwrap_or_default();
+    assert!(
+        folded
+            .iter()
+            .all(|f| f["rule"].as_str().unwrap().starts_with("upgrade-gate/")),
+        "{folded:?}"
+    );
+    assert!(
+        !folded.is_empty(),
+        "the example's Kubernetes clusters: {summary}"
+    );
+    let folded_findings: u64 = folded.iter().map(|f| f["findings"].as_u64().unwrap()).sum();
+    let not_checked = summary["notChecked"].as_u64().unwrap();
+    assert_eq!(
+        not_checked,
+        count(listed.len()) + folded_findings,
+        "{summary}"
+    );
+    let verdicts = |severity: &str| found.iter().filter(|f| f["severity"] == severity).count();
+    assert_eq!(
+        summary["violations"].as_u64(),
+        Some(count(verdicts("violation")))
+    );
+    assert_eq!(
+        summary["warnings"].as_u64(),
+        Some(count(verdicts("warning")))
+    );
+
+    // --verbose lists what was folded, and counts the same.
+    let (_, all, verbose) = parse(&run("json", true));
+    assert!(verbose.get("folded").is_none(), "{verbose}");
+    assert_eq!(verbose["notChecked"].as_u64(), Some(not_checked));
+    let listed_all = all
+        .iter()
+        .filter(|f| f["severity"] == "not-checked")
+        .count();
+    assert_eq!(count(listed_all), not_checked);
+
+    // SARIF: an `open` result with level `none` for each listed one, and a
+    // notification for each folded rule.
+    let log: Value = serde_json::from_slice(&run("sarif", false).stdout).unwrap();
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    let open: Vec<&Value> = results.iter().filter(|r| r["kind"] == "open").collect();
+    assert_eq!(open.len(), listed.len());
+    for result in &open {
+        assert!(
+            is_not_checked(result["ruleId"].as_str().unwrap()),
+            "{result}"
+        );
+        assert_eq!(result["level"], "none");
+    }
+    assert!(
+        results
+            .iter()
+            .filter(|r| r["kind"] == "fail")
+            .all(|r| !is_not_checked(r["ruleId"].as_str().unwrap()))
+    );
+    let notifications = log["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+        .as_array()
+        .unwrap();
+    assert_eq!(notifications.len(), folded.len());
+    for (notification, rule) in notifications.iter().zip(&folded) {
+        assert_eq!(notification["associatedRule"]["id"], rule["rule"]);
+    }
+
+    // JUnit: the folded rules are skipped cases of their own suite, and no
+    // line calls a not-checked finding a warning.
+    let xml = String::from_utf8(run("junit", false).stdout).unwrap();
+    let skipped = xml.matches("<skipped ").count();
+    assert!(skipped >= folded.len(), "{xml}");
+    assert!(
+        xml.contains("<testsuite name=\"not checked offline\""),
+        "{xml}"
+    );
+    let top_skipped = xml
+        .split("<testsuites ")
+        .nth(1)
+        .and_then(|rest| rest.split("skipped=\"").nth(1))
+        .and_then(|rest| rest.split('"').next())
+        .unwrap();
+    assert_eq!(top_skipped, skipped.to_string(), "{xml}");
+    for finding in &listed {
+        let place = format!(
+            "{}:{}:{}: {}",
+            finding["file"].as_str().unwrap(),
+            finding["line"],
+            finding["column"],
+            finding["rule"].as_str().unwrap()
+        );
+        assert!(
+            xml.contains(&format!("not checked {place}")),
+            "{place}: {xml}"
+        );
+        assert!(!xml.contains(&format!("warning {place}")), "{place}: {xml}");
+    }
+    assert!(!xml.contains("not checked: not checked"), "{xml}");
+
+    // Text: each listed one labelled once, each folded rule one line, and
+    // the summary counts them all.
+    let text = String::from_utf8(run("text", false).stdout).unwrap();
+    let labelled = text
+        .lines()
+        .filter(|l| l.split(": ").nth(2) == Some("not checked"))
+        .count();
+    assert_eq!(labelled, listed.len(), "{text}");
+    assert!(!text.contains("not checked: not checked"), "{text}");
+    for rule in &folded {
+        let rule = rule["rule"].as_str().unwrap();
+        let lines = text.lines().filter(|l| l.starts_with(rule)).count();
+        assert_eq!(lines, 1, "{rule}: {text}");
+    }
+    assert!(
+        text.contains(&format!(" {not_checked} not checked in ")),
+        "{text}"
     );
 }
 

@@ -39,12 +39,7 @@ const USER: &str = "pusher";
 const PASSWORD: &str = "round-trip-secret";
 const HTPASSWD: &str = "pusher:$2y$05$uqUqA9mOjvPSdAfZ0lHJYu5rrc.ePmuBSWfbiVqsHAHgspC64DNF2\n";
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap()
-}
+use layout::checkout as root;
 
 fn dist() -> PathBuf {
     std::env::var_os("COZYSTACK_POLICIES_DIST").map_or_else(|| root().join("dist"), PathBuf::from)
@@ -821,7 +816,7 @@ fn sources(dir: &Path, registry: &Registry) -> PathBuf {
 
 /// kwctl with its store and configuration in `home`.
 fn kwctl(home: &Path, args: &[&str]) -> Output {
-    let binary = host::policy_server::find_program("kwctl").expect("kwctl on PATH");
+    let binary = e2e::policy_server::find_program("kwctl").expect("kwctl on PATH");
     let mut command = Command::new(binary);
     command
         .args(args)
@@ -876,8 +871,8 @@ fn start_verified(
     policies: &[e2e::manifests::ClusterAdmissionPolicy],
     verification: &str,
     sources: &Path,
-) -> Result<host::policy_server::PolicyServer, host::policy_server::ServerError> {
-    let binary = host::policy_server::find_program("policy-server").expect("policy-server on PATH");
+) -> Result<e2e::policy_server::PolicyServer, e2e::policy_server::ServerError> {
+    let binary = e2e::policy_server::find_program("policy-server").expect("policy-server on PATH");
     let dir = root().join("target/e2e/verification").join(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
@@ -889,28 +884,28 @@ fn start_verified(
         entry.module = policy.spec.as_ref().unwrap().module.clone();
         entries.insert(e2e::deployed_id(policy), entry);
     }
-    let config = host::policy_server::ServerConfig {
+    let config = e2e::policy_server::ServerConfig {
         binary,
         policies: entries,
         trust_config: e2e::trust_config(),
         workers: Some(1),
-        registry: Some(host::policy_server::RegistryConfig {
+        registry: Some(e2e::policy_server::RegistryConfig {
             sources: Some(sources.to_owned()),
             verification: Some(verification_path),
         }),
     };
-    host::policy_server::PolicyServer::start(&config, &dir)
+    e2e::policy_server::PolicyServer::start(&config, &dir)
 }
 
 /// The `Error:` line of a policy-server that stopped at start-up, which must
 /// say that one of `policies` cannot be verified.
 fn refused(
-    result: Result<host::policy_server::PolicyServer, host::policy_server::ServerError>,
+    result: Result<e2e::policy_server::PolicyServer, e2e::policy_server::ServerError>,
     policies: &[String],
 ) -> String {
     match result {
         Ok(_) => panic!("policy-server started although {policies:?} do not verify"),
-        Err(host::policy_server::ServerError::Exited { log, .. }) => {
+        Err(e2e::policy_server::ServerError::Exited { log, .. }) => {
             let line = log
                 .lines()
                 .find(|line| line.starts_with("Error:"))
@@ -932,8 +927,8 @@ fn refused(
 #[ignore = "needs the docker-registry binary: run `make registry`"]
 fn signed_bundle_is_verified_by_kwctl_and_policy_server() {
     let (Some(_), Some(_)) = (
-        host::policy_server::find_program("kwctl"),
-        host::policy_server::find_program("policy-server"),
+        e2e::policy_server::find_program("kwctl"),
+        e2e::policy_server::find_program("policy-server"),
     ) else {
         assert!(
             std::env::var("CI").map_or(true, |ci| ci != "true"),
@@ -1095,7 +1090,7 @@ fn signed_bundle_is_verified_by_kwctl_and_policy_server() {
         &root().join("policies/no-delete/tests/cases/delete-protected-configmap.yaml"),
     )
     .unwrap();
-    let review = host::policy_server::admission_review(&case.request);
+    let review = e2e::policy_server::admission_review(&case.request);
     let answer = server
         .post(
             "clusterwide-no-delete",

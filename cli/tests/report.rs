@@ -18,7 +18,8 @@ const DATA: &str = "cli/tests/data/report";
 /// Runs `report` with `args` (paths relative to the repository), feeding
 /// `stdin`; returns stdout, asserting success.
 fn report(args: &[&str], stdin: &str) -> String {
-    let root = common::root().to_str().unwrap();
+    let root = common::root();
+    let root = root.to_str().unwrap();
     let mut full = vec!["--root", root, "report"];
     full.extend_from_slice(args);
     let output = common::run_with_stdin(&full, stdin);
@@ -83,12 +84,13 @@ fn several_inputs_and_standard_input_make_one_report() {
 
 /// What `check --format json` prints, read back by `report`: one finding per
 /// finding of check, each with its rule id (the modules in dist/, built by
-/// `make dist`).
+/// `make dist`); with `--verbose`, so that the not-checked findings check
+/// folds offline are findings too.
 #[test]
 fn the_json_of_check_is_read_back_finding_for_finding() {
-    let check = common::command(common::CHECK_THE_EXAMPLE_CHANGE)
-        .output()
-        .unwrap();
+    let mut args = common::CHECK_THE_EXAMPLE_CHANGE.to_vec();
+    args.push("--verbose");
+    let check = common::command(&args).output().unwrap();
     let stdout = String::from_utf8(check.stdout).unwrap();
     assert_eq!(
         check.status.code(),

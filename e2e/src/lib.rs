@@ -1,24 +1,29 @@
-//! What the suites that put the bundle before Kubewarden itself share: the
-//! workspace's modules and cases, `deploy/` as Kubewarden's controller would
-//! configure it, and where Kubewarden's own programs are.
+//! What the suites that judge the built bundle share: the workspace's
+//! modules and cases, `deploy/` as Kubewarden's controller would configure
+//! it, Kubewarden's own policy-server on loopback ([`policy_server`]), and
+//! where Kubewarden's programs are.
 //!
-//! The suites run every case through policy-server and check what only a
-//! real server shows: monitor mode, settings refused at start-up, and
-//! context-aware policies without a cluster. They need the programs on
-//! `PATH`; without them the suites say so and skip, except under CI
-//! (`CI=true`), where a missing program is a failure.
+//! The suites run every case through our host (`tests/host_cases.rs`),
+//! kwctl and policy-server, and check what only a real server shows:
+//! monitor mode, settings refused at start-up, and context-aware policies
+//! without a cluster. Kubewarden's programs must be on `PATH`; without them
+//! those suites say so and skip, except under CI (`CI=true`), where a
+//! missing program is a failure.
 
 pub mod helm;
 pub mod hostile;
 pub mod manifests;
+pub mod policy_server;
 pub mod rbac;
 pub mod soak;
 
 use reading::yaml::{self, Limit};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
-use host::policy_server::{PolicyEntry, PolicyMode, find_program};
+use crate::policy_server::{PolicyEntry, PolicyMode, find_program};
+use host::PolicyModule;
 use kubewarden_policy_sdk::crd::policies::common::PolicyMode as CrdMode;
 use testkit::case::{Case, case_files};
 use wasm_meta::Metadata;
@@ -28,12 +33,7 @@ use wasm_meta::metadata::ContextAwareResource;
 pub use kubewarden_policy_sdk::crd::policies::cluster_admission_policy::ClusterAdmissionPolicy;
 
 /// The workspace root.
-pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_default()
-}
+pub use layout::checkout as root;
 
 /// The annotated module of `policy`, as `make dist` leaves it.
 pub fn module(policy: &str) -> PathBuf {
@@ -42,13 +42,59 @@ pub fn module(policy: &str) -> PathBuf {
         .join(format!("{policy}.wasm"))
 }
 
+/// The module of `policy` as `make dist` left it, compiled by our host;
+/// refused when it is older than its sources, so that no test judges
+/// stale code.
+pub fn load_module(policy: &str) -> Result<PolicyModule, String> {
+    let module = module(policy);
+    let built = std::fs::metadata(&module)
+        .and_then(|m| m.modified())
+        .map_err(|e| format!("{}: {e}; run `make dist` first", module.display()))?;
+    let root = root();
+    let sources = [
+        root.join(layout::POLICIES).join(policy),
+        root.join("shared"),
+    ];
+    if let Some(source) = sources.iter().filter_map(|d| newest_mtime(d)).max()
+        && source > built
+    {
+        return Err(format!(
+            "{} is older than its sources; run `make dist`",
+            module.display()
+        ));
+    }
+    PolicyModule::from_file(&module).map_err(|e| testkit::with_causes(&e))
+}
+
+/// The newest modification time of the files under `dir`, its tests and
+/// build output left out.
+fn newest_mtime(dir: &Path) -> Option<SystemTime> {
+    let mut newest = None;
+    for entry in std::fs::read_dir(dir).ok()?.filter_map(Result::ok) {
+        let path = entry.path();
+        let mtime = if path.is_dir() {
+            if path
+                .file_name()
+                .is_some_and(|n| n == "tests" || n == "target")
+            {
+                continue;
+            }
+            newest_mtime(&path)
+        } else {
+            entry.metadata().and_then(|m| m.modified()).ok()
+        };
+        newest = newest.max(mtime);
+    }
+    newest
+}
+
 /// The metadata `make dist` annotated into the module of `policy`.
 pub fn module_metadata(policy: &str) -> Result<Metadata, String> {
     let module = module(policy);
     let bytes = std::fs::read(&module)
         .map_err(|e| format!("{}: {e}; run `make dist` first", module.display()))?;
     Metadata::from_wasm(&bytes)
-        .map_err(|e| e.to_string())?
+        .map_err(|e| testkit::with_causes(&e))?
         .ok_or_else(|| format!("{} is not annotated", module.display()))
 }
 

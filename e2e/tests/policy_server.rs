@@ -23,7 +23,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use e2e::PolicyCase;
-use host::policy_server::{
+use e2e::policy_server::{
     Answer, PolicyEntry, PolicyMode, PolicyServer, ServerConfig, ServerError, admission_review,
 };
 use libtest_mimic::{Arguments, Failed, Trial};
@@ -200,7 +200,7 @@ fn start(
         registry: None,
     };
     let dir = e2e::root().join("target/e2e/policy-server");
-    let server = PolicyServer::start(&config, &dir).map_err(|e| e.to_string())?;
+    let server = PolicyServer::start(&config, &dir).map_err(|e| testkit::with_causes(&e))?;
     println!(
         "policy-server: {} policy ids, resident memory {} KiB",
         config.policies.len(),
@@ -232,7 +232,7 @@ fn post(
     Ok(suite
         .server
         .post(policy_id, &body)
-        .map_err(|e| e.to_string())?)
+        .map_err(|e| testkit::with_causes(&e))?)
 }
 
 /// `answer` judged against `expect`: a verdict, or a refusal before any
@@ -291,7 +291,7 @@ fn judged_hostile(suite: &Suite, case: &HostileCase) -> Result<(), Failed> {
     let answer = suite
         .server
         .post_once(id, case.body.as_bytes())
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| testkit::with_causes(&e))?;
     let rules = suite
         .rules
         .get(&case.policy)

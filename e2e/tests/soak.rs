@@ -12,8 +12,8 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use e2e::policy_server::{PolicyMode, PolicyServer, ServerConfig, admission_review};
 use e2e::soak::{Decision, Sample, check_growth, per_second, reference, table};
-use host::policy_server::{PolicyMode, PolicyServer, ServerConfig, admission_review};
 
 /// Concurrent clients: enough to keep every worker of a small machine busy.
 const CLIENTS: usize = 4;
@@ -89,7 +89,7 @@ fn soak() -> Result<(), String> {
         registry: None,
     };
     let server = PolicyServer::start(&config, &e2e::root().join("target/soak/policy-server"))
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| testkit::with_causes(&e))?;
     let (work, skipped) = first_answers(&server, &ids_of)?;
     println!(
         "soak: {} requests in the mix ({} policy ids, {CLIENTS} clients, {}s); {} cases left out:",
@@ -123,7 +123,9 @@ fn first_answers(
         let body = serde_json::to_vec(&admission_review(&case.case.request))
             .map_err(|e| format!("{}: {e}", case.id()))?;
         for id in ids {
-            let answer = server.post(id, &body).map_err(|e| e.to_string())?;
+            let answer = server
+                .post(id, &body)
+                .map_err(|e| testkit::with_causes(&e))?;
             if answer.status != 200 {
                 skipped.push(format!("{} to {id}: HTTP {}", case.id(), answer.status));
                 continue;
@@ -176,7 +178,7 @@ fn client(
             return;
         }
         let failure = match server.post(&item.policy_id, &item.body) {
-            Err(error) => Some(error.to_string()),
+            Err(error) => Some(testkit::with_causes(&error)),
             Ok(answer) => match answer.response() {
                 Err(error) => Some(error),
                 Ok(response) if Decision::from(&response) != item.verdict => Some(format!(

@@ -28,10 +28,10 @@ use host::{HostError, PolicyModule};
 use serde_json::{Map, Value};
 use testkit::case::SettingsAnswer;
 
-use crate::{
-    Built, Target, build, check_scope, evaluate_twice, fail, load_policy, registry, shortest_picks,
-    write_case, write_dict_strings,
-};
+use crate::corpus::{shortest_picks, write_case, write_dict_strings};
+use crate::mutation::{Built, build};
+use crate::properties::{check_scope, evaluate_twice, fail};
+use crate::target::{Target, load_policy, registry};
 
 /// A policy's cases and its built module.
 struct Loaded {
@@ -56,7 +56,10 @@ fn load() -> Vec<Loaded> {
         .map(|policy| {
             let file = dir.join(format!("{}.wasm", policy.name()));
             let module = PolicyModule::from_file(&file).unwrap_or_else(|e| {
-                eprintln!("{}\nbuild the modules first: make dist", e.with_causes());
+                eprintln!(
+                    "{}\nbuild the modules first: make dist",
+                    testkit::with_causes(&e)
+                );
                 std::process::exit(2)
             });
             Loaded {

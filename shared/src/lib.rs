@@ -13,8 +13,8 @@
 //! - [`settings`]: exact settings validation and exemptions;
 //! - [`apps`] and [`validators`]: platform facts and Kubernetes syntax
 //!   (the releases the bundle knows are the `release` crate's);
-//! - [`sprig`] and [`migration`]: what Helm's templates make of a value, and
-//!   the migration version as the platform chart reads it;
+//! - [`migration`]: the migration version as the platform chart reads it
+//!   (with Sprig's `int`, the `sprig` crate's);
 //! - [`first_seen`]: earlier entries of a list by key, without rescanning it;
 //! - [`lookup`]: cluster reads through the host's context-aware capabilities;
 //! - [`policy!`]: the waPC entry points, built only with the policy crate's
@@ -31,7 +31,6 @@ pub mod request;
 pub mod rule;
 mod select;
 pub mod settings;
-pub mod sprig;
 mod strict;
 pub mod validators;
 pub mod verdict;

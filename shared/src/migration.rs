@@ -7,7 +7,7 @@
 //!
 //! - `packages/core/platform/templates/migration-hook.yaml:19-25`: the hook
 //!   reads `dig "data" "version" "0" $configMap | int` (a missing key is
-//!   `"0"`; Sprig's `int`, [`crate::sprig::int`]: a leading 0 is octal,
+//!   `"0"`; Sprig's `int`, [`sprig::int`]: a leading 0 is octal,
 //!   text is 0) and renders the hook Job only when that number is below
 //!   `migrations.targetVersion`; it passes the number to the Job as
 //!   `CURRENT_VERSION` (line 52);
@@ -32,7 +32,7 @@ const FIRST_MIGRATION: i64 = 1;
 /// `data.version` as the migration hook reads it: `dig`'s `"0"` for a
 /// missing key, then Sprig's `int`.
 pub fn hook_reads(version: Option<&str>) -> i64 {
-    crate::sprig::int(version.unwrap_or("0"))
+    sprig::int(version.unwrap_or("0"))
 }
 
 /// What the 1.6 platform chart's upgrade does from migration version

@@ -9,6 +9,7 @@
 
 mod benchmark;
 mod commands;
+mod generated;
 mod workspace;
 
 use std::path::PathBuf;

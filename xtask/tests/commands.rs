@@ -13,9 +13,7 @@ use std::path::{Path, PathBuf};
 
 use syn::punctuated::Punctuated;
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap()
-}
+use layout::checkout as root;
 
 /// The names the `commands!` invocation of `commands/mod.rs` lists.
 fn listed(mod_rs: &Path) -> Vec<String> {
@@ -83,7 +81,7 @@ fn one_folder_and_one_line(program: &str) {
             .into_iter()
             .filter(|file| !file.starts_with(&own) && *file != list)
             .filter(|file| std::fs::read_to_string(file).unwrap().contains(&mention))
-            .map(|file| file.strip_prefix(root()).unwrap().display().to_string())
+            .map(|file| file.strip_prefix(&root()).unwrap().display().to_string())
             .collect();
         assert!(
             named_in.is_empty(),

@@ -29,9 +29,7 @@ use std::path::{Path, PathBuf};
 
 use syn::visit_mut::VisitMut;
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap()
-}
+use layout::checkout as root;
 
 /// A module's path from its crate's root (`["commands", "check"]`).
 type ModulePath = Vec<String>;
@@ -376,14 +374,14 @@ fn no_crate_has_a_circle_among_its_modules() {
                 .map(|((a, b), files)| {
                     let files: Vec<String> = files
                         .iter()
-                        .map(|f| f.strip_prefix(root()).unwrap_or(f).display().to_string())
+                        .map(|f| f.strip_prefix(&root()).unwrap_or(f).display().to_string())
                         .collect();
                     format!("{} → {} ({})", name(a), name(b), files.join(", "))
                 })
                 .collect();
             found.push(format!(
                 "{}: {}",
-                file.strip_prefix(root()).unwrap().display(),
+                file.strip_prefix(&root()).unwrap().display(),
                 through.join("; ")
             ));
         }

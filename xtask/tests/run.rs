@@ -7,9 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap()
-}
+use layout::checkout as root;
 
 fn xtask(root: &Path, args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_xtask"))
@@ -57,7 +55,7 @@ fn run_keeps_compiled_modules_as_kwctl_does_unless_told_not_to() {
     let home = scratch("run-cache");
     let files = home.join("case");
     let split = xtask(
-        root(),
+        &root(),
         &[
             "case-files",
             "policies/no-delete/tests/cases/delete-custom-label-key.yaml",
@@ -94,7 +92,7 @@ fn run_keeps_compiled_modules_as_kwctl_does_unless_told_not_to() {
 
 #[test]
 fn help_lists_every_task() {
-    let output = xtask(root(), &["--help"]);
+    let output = xtask(&root(), &["--help"]);
     assert!(output.status.success());
     let help = String::from_utf8(output.stdout).unwrap();
     // Every folder of src/commands is a task (tests/commands.rs).

@@ -672,17 +672,12 @@ pub fn render_checks(outcomes: &[CheckOutcome]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use std::path::{Path, PathBuf};
+    use std::path::PathBuf;
 
     use super::*;
     use crate::finding::{Location, Object, RuleId};
 
-    fn root() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .parent()
-            .unwrap()
-            .to_path_buf()
-    }
+    use layout::checkout as root;
 
     /// Every rule a check names is one a policy README documents, and every
     /// check is in the upgrade page's table (docs/upgrade.md).

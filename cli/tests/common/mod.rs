@@ -11,9 +11,7 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 /// The repository root.
-pub fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap()
-}
+pub use layout::checkout as root;
 
 /// The user's cache directory the tests give the CLI (compiled modules
 /// end up there), so that no test writes into the real home.

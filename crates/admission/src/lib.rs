@@ -113,7 +113,7 @@ pub struct AdmissionRequest {
 
 /// Why a document is not an admission request.
 #[derive(Debug, thiserror::Error)]
-#[error("not an AdmissionRequest or AdmissionReview: {0}")]
+#[error("not an AdmissionRequest or AdmissionReview")]
 pub struct RequestError(#[from] serde_json::Error);
 
 impl AdmissionRequest {
@@ -295,7 +295,12 @@ mod tests {
         let mut missing_uid = bare();
         missing_uid.as_object_mut().unwrap().remove("uid");
         let error = AdmissionRequest::from_value(missing_uid).unwrap_err();
-        assert!(error.to_string().contains("uid"), "{error}");
+        assert_eq!(
+            error.to_string(),
+            "not an AdmissionRequest or AdmissionReview"
+        );
+        let cause = std::error::Error::source(&error).unwrap().to_string();
+        assert!(cause.contains("uid"), "{cause}");
         let bad_operation = json!({"uid": "1", "kind": {"kind": "X"}, "resource": {"resource": "x"},
             "operation": "PATCH", "userInfo": {}});
         assert!(AdmissionRequest::from_value(bad_operation).is_err());

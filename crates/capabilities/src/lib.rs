@@ -7,7 +7,8 @@
 //! session (tests), from a snapshot of a cluster (`check --cluster`), or
 //! refused (offline checks), never from a live cluster.
 //! Our wasm host and the native case runner both answer through
-//! [`HostCalls`], so a policy sees the same answers under either.
+//! [`HostCalls`], so a policy sees the same answers under either, and both
+//! give back an [`Evaluation`]: the answer with what the policy asked.
 
 pub mod replay;
 pub mod snapshot;
@@ -16,6 +17,7 @@ use std::sync::Arc;
 
 use crate::replay::{CapabilityRequest, Session};
 use crate::snapshot::Snapshot;
+use admission::AdmissionResponse;
 use wasm_meta::metadata::ContextAwareResource;
 
 /// How cluster reads are answered during an evaluation.
@@ -109,6 +111,30 @@ impl HostCalls {
             HostCapabilities::Snapshot(snapshot) => snapshot.answer(&request),
         };
         answer.map_err(|reason| callback_failure(&reason))
+    }
+}
+
+/// One evaluation's answer and what the policy asked of the host on the way.
+#[derive(Debug)]
+pub struct Evaluation {
+    pub response: AdmissionResponse,
+    /// Lines logged through `kubewarden/tracing/log`.
+    pub logs: Vec<GuestLog>,
+    /// Capability calls, in order.
+    pub host_calls: Vec<CapabilityRequest>,
+    /// Recorded exchanges nobody asked for.
+    pub unused_exchanges: usize,
+}
+
+impl HostCalls {
+    /// The evaluation that answered `response` after these calls.
+    pub fn evaluation(&self, response: AdmissionResponse) -> Evaluation {
+        Evaluation {
+            response,
+            logs: self.logs.clone(),
+            host_calls: self.calls.clone(),
+            unused_exchanges: self.unused_exchanges(),
+        }
     }
 }
 

@@ -92,7 +92,7 @@ impl MeteredModule {
 /// A fuel-metered evaluation: the host's answer and what it burnt.
 #[derive(Debug)]
 pub struct Metered {
-    pub evaluation: testkit::case::Evaluation,
+    pub evaluation: capabilities::Evaluation,
     /// Fuel burnt by `wapc_init` and `validate` together.
     pub fuel: u64,
 }

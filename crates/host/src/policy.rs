@@ -25,11 +25,10 @@ use std::time::Duration;
 use crate::Cause;
 use crate::fuel::{Metered, MeteredModule};
 use admission::{AdmissionRequest, AdmissionResponse};
-use capabilities::{HostCalls, HostCapabilities};
+use capabilities::{Evaluation, HostCalls, HostCapabilities};
 use kubewarden_policy_sdk::response::ValidationResponse;
 use serde::Serialize;
 use serde_json::Value;
-use testkit::case::{Evaluation, Evaluator, SettingsAnswer};
 use wasm_meta::metadata::{Metadata, MetadataError};
 use wasmtime_provider::{EpochDeadlines, WasmtimeEngineProviderBuilder, WasmtimeEngineProviderPre};
 
@@ -38,8 +37,9 @@ const DEADLINE_TICKS: u64 = 2;
 const TICK: Duration = Duration::from_secs(1);
 
 /// Errors of loading or configuring a policy. Each keeps what caused it as
-/// its `source`, so `{:#}` (anyhow) or [`HostError::with_causes`] prints
-/// the whole chain and a caller can still inspect the cause.
+/// its `source`, and its message leaves the cause to it, so `{:#}`
+/// (anyhow) prints the whole chain once and a caller can still inspect the
+/// cause.
 #[derive(Debug, thiserror::Error)]
 pub enum HostError {
     /// The module file could not be read.
@@ -102,14 +102,6 @@ pub enum HostError {
         #[source]
         source: Cause,
     },
-}
-
-impl HostError {
-    /// The error and each of its causes on one line, `: `-separated, as
-    /// anyhow's `{:#}` prints them: for callers that keep errors as text.
-    pub fn with_causes(&self) -> String {
-        testkit::with_causes(self)
-    }
 }
 
 /// The process's one engine, built on first use (with the compilation
@@ -513,13 +505,10 @@ fn shape(uid: &str, answer: &[u8]) -> AdmissionResponse {
 
 /// The answer with what the guest logged and asked the host.
 fn evaluation(response: AdmissionResponse, record: &Mutex<HostCalls>) -> Evaluation {
-    let record = record.lock().unwrap_or_else(PoisonError::into_inner);
-    Evaluation {
-        response,
-        logs: record.logs.clone(),
-        host_calls: record.calls.clone(),
-        unused_exchanges: record.unused_exchanges(),
-    }
+    record
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .evaluation(response)
 }
 
 /// One instance evaluating payloads again and again (see
@@ -542,31 +531,4 @@ fn host_callback(record: Arc<Mutex<HostCalls>>) -> Box<wapc::HostCallback> {
             .answer(binding, namespace, operation, payload)
             .map_err(|message| message.into())
     })
-}
-
-impl Evaluator for PolicyModule {
-    fn validate_settings(&self, settings: &Value) -> Result<SettingsAnswer, String> {
-        match self.configure(settings.clone()) {
-            Ok(_) => Ok(SettingsAnswer::Accepted),
-            Err(HostError::InvalidSettings { message }) => Ok(SettingsAnswer::Refused(message)),
-            Err(other) => Err(other.with_causes()),
-        }
-    }
-
-    fn evaluate(
-        &self,
-        request: &AdmissionRequest,
-        settings: &Value,
-        capabilities: HostCapabilities,
-    ) -> Evaluation {
-        let policy = Policy {
-            module: self,
-            settings: settings.clone(),
-        };
-        policy.evaluate(request, capabilities)
-    }
-
-    fn matches(&self, request: &AdmissionRequest) -> bool {
-        self.metadata().is_none_or(|m| m.matches(request))
-    }
 }

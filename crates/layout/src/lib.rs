@@ -14,6 +14,18 @@ use std::path::{Path, PathBuf};
 /// The folder of the policy crates, under the repository's root.
 pub const POLICIES: &str = "policies";
 
+/// The checkout these crates were compiled from (`crates/layout/../..`):
+/// the root the tests and the team's tools read the policies, cases and
+/// documents of. A path on the machine that built them; what users run
+/// takes its root from its arguments.
+pub fn checkout() -> PathBuf {
+    let layout = Path::new(env!("CARGO_MANIFEST_DIR"));
+    layout
+        .parent()
+        .and_then(Path::parent)
+        .map_or_else(|| layout.to_owned(), Path::to_owned)
+}
+
 /// One policy crate under `policies/`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PolicyDir {

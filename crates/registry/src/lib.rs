@@ -38,7 +38,7 @@ pub struct Declared {
 #[derive(Debug, thiserror::Error)]
 pub enum RegistryError {
     /// The file is not valid metadata.
-    #[error("policies/{policy}/metadata.yml: {source}")]
+    #[error("policies/{policy}/metadata.yml")]
     Metadata {
         policy: &'static str,
         #[source]
@@ -100,15 +100,13 @@ pub fn names() -> impl Iterator<Item = &'static str> {
 mod tests {
     use super::*;
 
-    fn root() -> &'static std::path::Path {
-        std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
-    }
+    use layout::checkout as root;
 
     /// The registry is the folder: every policy crates/layout finds, and
     /// nothing else, each with the metadata its folder holds now.
     #[test]
     fn every_policy_folder_is_registered_with_its_metadata() {
-        let found = layout::policy_names(root()).unwrap();
+        let found = layout::policy_names(&root()).unwrap();
         assert!(found.len() > 1, "{found:?}");
         assert_eq!(names().collect::<Vec<_>>(), found);
         for declared in policies().unwrap() {
@@ -173,7 +171,7 @@ mod tests {
     /// policy crate, so no other list of policies is kept by hand.
     #[test]
     fn adding_a_policy_is_its_folder_its_member_and_one_dependency_line() {
-        let policies = layout::policy_names(root()).unwrap();
+        let policies = layout::policy_names(&root()).unwrap();
         let workspace: toml::Table =
             toml::from_str(&std::fs::read_to_string(root().join("Cargo.toml")).unwrap()).unwrap();
         let mut members: Vec<String> = workspace["workspace"]["members"]

@@ -59,8 +59,8 @@ use serde_json::Value;
 
 use crate::rules::KnownRules;
 use admission::{AdmissionRequest, AdmissionResponse};
-use capabilities::HostCapabilities;
-use capabilities::replay::{CapabilityRequest, Session, SessionEntry};
+use capabilities::replay::{Session, SessionEntry};
+use capabilities::{Evaluation, HostCapabilities};
 
 /// What a case expects.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -288,7 +288,7 @@ impl Case {
 
     /// The request, as the host forwards it.
     pub fn admission_request(&self) -> Result<AdmissionRequest, String> {
-        AdmissionRequest::from_value(self.request.clone()).map_err(|e| e.to_string())
+        AdmissionRequest::from_value(self.request.clone()).map_err(|e| crate::with_causes(&e))
     }
 
     /// Runs the case through `policy` as `runner` would, its findings
@@ -384,18 +384,6 @@ pub fn judge_settings(
         }
         (SettingsAnswer::Accepted, _) => Ok(SettingsJudged::Accepted),
     }
-}
-
-/// One evaluation's answer and what the policy asked of the host on the way.
-#[derive(Debug)]
-pub struct Evaluation {
-    pub response: AdmissionResponse,
-    /// Lines logged through `kubewarden/tracing/log`.
-    pub logs: Vec<String>,
-    /// Capability calls, in order.
-    pub host_calls: Vec<CapabilityRequest>,
-    /// Recorded exchanges nobody asked for.
-    pub unused_exchanges: usize,
 }
 
 /// Something that evaluates a policy as policy-server would: our wasm

@@ -3,7 +3,8 @@
 //! - [`case`]: one YAML file per case, judged the same way whichever
 //!   runner evaluated it (native, our host, kwctl, policy-server);
 //! - [`hostile`]: hostile requests built from each policy's cases, the
-//!   same bytes for every runner;
+//!   same bytes for every runner, and [`front_door`]: what policy-server
+//!   refuses of them before any policy runs;
 //! - [`native`]: every case of a policy against its rule function, without
 //!   wasm;
 //! - [`rules`]: the rule ids a policy's findings may carry;
@@ -14,6 +15,7 @@
 //! `capabilities`, policy metadata in `wasm_meta`.
 
 pub mod case;
+pub mod front_door;
 pub mod hostile;
 pub mod native;
 pub mod rules;

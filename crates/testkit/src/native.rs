@@ -28,11 +28,11 @@ use serde_json::Value;
 use shared::lookup::{Cluster, LookupError};
 use shared::{Catalogue, Evaluate, Selection, Validatable};
 
-use crate::case::{Case, Evaluation, Evaluator, Runner, SettingsAnswer, case_files};
+use crate::case::{Case, Evaluator, Runner, SettingsAnswer, case_files};
 use crate::rules::{KnownRules, documented};
 use admission::{AdmissionRequest, AdmissionResponse};
 use capabilities::snapshot::Reads;
-use capabilities::{HostCalls, HostCapabilities};
+use capabilities::{Evaluation, HostCalls, HostCapabilities};
 use wasm_meta::metadata::Metadata;
 
 /// A policy crate's rule, settings and metadata, evaluated natively.
@@ -57,8 +57,8 @@ impl<S> Native<S> {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let metadata =
-            Metadata::from_yaml_file(&dir.join("metadata.yml")).map_err(|e| e.to_string())?;
+        let metadata = Metadata::from_yaml_file(&dir.join("metadata.yml"))
+            .map_err(|e| crate::with_causes(&e))?;
         Ok(Self {
             name,
             catalogue,
@@ -131,12 +131,7 @@ impl<S: DeserializeOwned + Default + Validatable> Evaluator for Native<S> {
             Some(undeclared) => AdmissionResponse::internal_server_error(&request.uid, &undeclared),
             None => response,
         };
-        Evaluation {
-            response,
-            unused_exchanges: calls.unused_exchanges(),
-            logs: calls.logs,
-            host_calls: calls.calls,
-        }
+        calls.evaluation(response)
     }
 
     fn matches(&self, request: &AdmissionRequest) -> bool {

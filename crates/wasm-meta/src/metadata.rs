@@ -226,7 +226,7 @@ pub enum MetadataError {
         path: String,
         error: Box<serde_saphyr::Error>,
     },
-    #[error("metadata section is not valid JSON: {0}")]
+    #[error("metadata section is not valid JSON")]
     Json(#[from] serde_json::Error),
     #[error(transparent)]
     Wasm(#[from] SectionError),

@@ -15,7 +15,7 @@ pub const METADATA_SECTION: &str = "io.kubewarden.metadata";
 
 /// A binary that is not a well-formed WebAssembly module.
 #[derive(Debug, thiserror::Error)]
-#[error("not a WebAssembly module: {0}")]
+#[error("not a WebAssembly module")]
 pub struct SectionError(#[from] wasmparser::BinaryReaderError);
 
 /// The contents of the custom section `name`, if the module has one.

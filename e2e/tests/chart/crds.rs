@@ -10,8 +10,11 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use libtest_mimic::Failed;
 use reading::yaml::{self, Limit};
 use serde_json::Value;
+
+use crate::{Bundle, Rendering};
 
 /// The compiled schemas, by `apiVersion` and `kind`.
 pub struct Crds {
@@ -141,5 +144,45 @@ fn close(schema: &mut Value) {
         }
         Value::Array(items) => items.iter_mut().for_each(close),
         _ => {}
+    }
+}
+
+/// Every Kubewarden object of a rendering satisfies Kubewarden's own CRD
+/// (its openAPIV3Schema, each object closed to the fields it declares, as
+/// the API server prunes the rest); the types of `e2e::manifests` already
+/// read every object whole.
+pub(crate) fn typed_against_the_crds(bundle: &Bundle, rendering: &Rendering) -> Result<(), Failed> {
+    let documents = rendering.documents.as_ref().map_err(Clone::clone)?;
+    // `every-value` sets the PolicyServer fields 1.37 added (labels, ports,
+    // namespacedPoliciesCapabilities): Kubewarden 1.35 would prune them.
+    let mut releases = vec![("1.37.2", &bundle.newest_crds)];
+    match &bundle.crds {
+        Some(crds) if rendering.name != "every-value" => releases.push(("1.35", crds)),
+        Some(_) => {}
+        None => println!(
+            "{}: Kubewarden 1.35's CRDs are missing: that half is SKIPPED",
+            rendering.name
+        ),
+    }
+    let mut problems = Vec::new();
+    for (release, crds) in releases {
+        let mut checked = 0;
+        for document in documents {
+            match crds.check(document) {
+                Ok(true) => checked += 1,
+                Ok(false) => {}
+                Err(error) => problems.push(format!("Kubewarden {release}: {error}")),
+            }
+        }
+        if checked == 0 {
+            problems.push(format!(
+                "Kubewarden {release}: no object checked against a CRD"
+            ));
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n").into())
     }
 }

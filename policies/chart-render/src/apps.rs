@@ -363,7 +363,7 @@ fn openbao_size(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> 
     let size = spec.field("size")?;
     let shown = match size.json() {
         Some(number @ Value::Number(_)) => format!("{number} is a number"),
-        Some(Value::String(text)) if crate::quantity::reads_as_number(text) => {
+        Some(Value::String(text)) if crate::values::reads_as_number(text) => {
             format!("\"{text}\" has no unit, so it is written into the OpenBAO release as a number")
         }
         _ => return Ok(()),

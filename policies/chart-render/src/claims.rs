@@ -36,7 +36,7 @@ fn rendered(field: &Field<'_>, default: &str) -> String {
         None if field.is_null() => String::new(),
         None => default.to_owned(),
         Some(Value::String(text)) => text.clone(),
-        Some(value) => crate::sprig::to_string(value).unwrap_or_else(|| value.to_string()),
+        Some(value) => sprig::to_string(value).unwrap_or_else(|| value.to_string()),
     }
 }
 

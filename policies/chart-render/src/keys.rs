@@ -23,7 +23,6 @@ use shared::{Field, FieldError};
 use shared::Findings;
 
 use crate::skip_wrong_types;
-use crate::sprig;
 use crate::values::truthy;
 
 /// Characters of the hash `cluster.yaml` appends to a machine template's

@@ -15,11 +15,11 @@
 use shared::{Field, FieldError, FieldPath};
 
 use shared::Findings;
+use sprig::Decimal;
+use sprig::cozy_lib::to_decimal;
 use std::cmp::Ordering;
 
-use crate::quantity::{Decimal, cpu_to_millicores, float64, is_digits, to_float};
-use crate::sprig;
-use crate::values::truthy;
+use crate::values::{is_digits, truthy};
 
 /// The eviction thresholds when a group does not set them (the template's
 /// `default`s).
@@ -58,6 +58,26 @@ fn is_unsigned_decimal(text: &str) -> bool {
         Some((whole, fraction)) => is_digits(whole) && is_digits(fraction),
         None => is_digits(text),
     }
+}
+
+/// Sprig's `float64` of a string, as a decimal where no float rounds it
+/// ([`Decimal::float_exact`]); `None` otherwise: the comparison is not
+/// made.
+fn float64(text: &str) -> Option<Decimal> {
+    Decimal::parse(text)?.float_exact()
+}
+
+/// `kubernetes.cpuToMillicores` (`apps/kubernetes/templates/_resources.tpl`):
+/// `100m` → `100`; anything else `mulf (float64 x) 1000.0 | int | toString`
+/// (`1.5` → `1500`, `abc` → `0`). The template returns a string, which the
+/// callers read with `float64` or `int`.
+fn cpu_to_millicores(text: &str) -> Option<String> {
+    if let Some(millis) = text.strip_suffix('m') {
+        return Some(millis.to_owned());
+    }
+    let cores = float64(text)?;
+    let millis = cores.times(Decimal::int(1000))?.float_exact()?;
+    Some(millis.truncated()?.to_string())
 }
 
 /// The node's memory or CPU as the template resolves it.
@@ -263,7 +283,7 @@ fn reservation(
         return false;
     }
     let amount = match resource {
-        Resource::Memory => to_float(value),
+        Resource::Memory => to_decimal(value),
         Resource::Cpu => cpu_to_millicores(value).and_then(|millis| float64(&millis)),
     };
     if amount.is_some_and(|amount| !amount.is_positive()) {
@@ -342,7 +362,7 @@ fn eviction(name: &str, hard: &Override<'_>, soft: &Override<'_>, out: &mut Find
                     return None;
                 };
                 let parsed = float64(text)?;
-                let over = hundred.and_then(|h| parsed.compare(h)) == Some(Ordering::Greater);
+                let over = parsed.compare(hundred) == Some(Ordering::Greater);
                 if !parsed.is_positive() || over {
                     deny(
                         threshold.field.path(),
@@ -373,7 +393,7 @@ fn eviction(name: &str, hard: &Override<'_>, soft: &Override<'_>, out: &mut Find
             }
             order.is_some()
         }
-        (false, false) => match (to_float(hard_value), to_float(soft_value)) {
+        (false, false) => match (to_decimal(hard_value), to_decimal(soft_value)) {
             (Some(h), Some(s)) if h.compare(s).is_some_and(Ordering::is_ge) => {
                 deny(
                     set.field.path(),
@@ -414,18 +434,24 @@ fn memory_fits(
     kubelet: &Field<'_>,
     out: &mut Findings,
 ) -> Option<()> {
-    let node_bytes = to_float(node)?;
-    let auto = automatic(node_bytes.truncated_div(1_048_576)?, 256, 1024)?;
+    let node_bytes = to_decimal(node)?;
+    let node_mi = node_bytes.truncated_quotient(Decimal::int(1_048_576))?;
+    let auto = automatic(node_mi, 256, 1024)?;
     let auto = format!("{auto}Mi");
     let system_value = system.value.unwrap_or(&auto);
     let kube_value = kube.value.unwrap_or(&auto);
     let eviction = match hard.strip_suffix('%') {
-        Some(pct) => node_bytes.mul(float64(pct)?.percent()?)?,
-        None => to_float(hard)?,
+        Some(pct) => {
+            let fraction = float64(pct)?.divided_by(Decimal::int(100))?.float_exact()?;
+            node_bytes.times(fraction)?.float_exact()?
+        }
+        None => to_decimal(hard)?,
     };
-    let total = to_float(system_value)?
-        .add(to_float(kube_value)?)?
-        .add(eviction)?;
+    let total = to_decimal(system_value)?
+        .plus(to_decimal(kube_value)?)?
+        .float_exact()?
+        .plus(eviction)?
+        .float_exact()?;
     if total.compare(node_bytes)?.is_ge() {
         let at = if system.value.is_some() || kube.value.is_some() {
             kubelet.path()
@@ -459,8 +485,10 @@ fn cpu_fits(
     let system_value = system.value.unwrap_or(&auto);
     let kube_value = kube.value.unwrap_or(&auto);
     let millis = |value: &str| cpu_to_millicores(value).and_then(|m| float64(&m));
-    let total = millis(system_value)?.add(millis(kube_value)?)?;
-    if total.compare(Decimal::int(node_millis)?)?.is_ge() {
+    let total = millis(system_value)?
+        .plus(millis(kube_value)?)?
+        .float_exact()?;
+    if total.compare(Decimal::int(node_millis))?.is_ge() {
         let at = if system.value.is_some() || kube.value.is_some() {
             kubelet.path()
         } else {
@@ -499,6 +527,16 @@ mod tests {
         for bad in ["1.5m", "m", "1k", "-1", "0.5m", ""] {
             assert!(!is_cpu_quantity(bad), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn cpu_as_millicores() {
+        assert_eq!(cpu_to_millicores("250m").as_deref(), Some("250"));
+        assert_eq!(cpu_to_millicores("1.5").as_deref(), Some("1500"));
+        assert_eq!(cpu_to_millicores("0.0004").as_deref(), Some("0"));
+        assert_eq!(cpu_to_millicores("2k").as_deref(), Some("0"));
+        assert_eq!(cpu_to_millicores("inf"), None);
+        assert_eq!(cpu_to_millicores("1234567890123456"), None);
     }
 
     #[test]

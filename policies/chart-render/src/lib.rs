@@ -37,12 +37,10 @@ mod keys;
 mod kubelet;
 mod kubernetes;
 mod names;
-mod quantity;
 mod resources;
 pub mod rules;
 mod seaweedfs;
 mod settings;
-mod sprig;
 mod values;
 
 use release::Release;

@@ -314,7 +314,8 @@ pub const EXTERNAL_WITHOUT_TLS: Rule = Rule {
 /// Source: `apps/bucket/templates/bucketclaim.yaml`, `apps/opensearch/templates/users.yaml`,
 /// `apps/mongodb/templates/user-secrets.yaml`, `apps/rabbitmq/templates/rabbitmq.yaml`,
 /// `apps/mariadb/templates/user.yaml`, `apps/mariadb/templates/db.yaml`,
-/// `apps/kubernetes/templates/cluster.yaml`, `extra/seaweedfs/templates/seaweedfs.yaml`.
+/// `apps/kubernetes/templates/cluster.yaml`, `extra/seaweedfs/templates/seaweedfs.yaml`;
+/// kube-apiserver's `ValidateObjectMeta`.
 pub const OBJECT_NAME: Rule = Rule {
     policy: POLICY,
     id: "object-name",
@@ -326,7 +327,8 @@ pub const OBJECT_NAME: Rule = Rule {
 /// Tenant `host` or `schedulingClass`, VirtualPrivateCloud subnet `name`, that is not a valid label
 /// value.
 ///
-/// Source: `apps/tenant/templates/namespace.yaml`, `apps/vpc/templates/vpc.yaml`.
+/// Source: `apps/tenant/templates/namespace.yaml`, `apps/vpc/templates/vpc.yaml`; kube-apiserver's
+/// `ValidateObjectMeta`.
 pub const LABEL_VALUE: Rule = Rule {
     policy: POLICY,
     id: "label-value",

@@ -15,9 +15,8 @@ pub struct Settings {
     /// Users, groups and service accounts the policy does not apply to.
     #[serde(default)]
     pub exemptions: Exemptions,
-    /// Rules whose warnings are denials instead, by id:
-    /// `external-without-tls`, `flux-minimum-version`,
-    /// `addons-without-workers`, `ingress-without-role`.
+    /// Rules whose warnings are denials instead, by id: those of verdict
+    /// "warn (deny by setting)" in the README's Rules table.
     #[serde(default)]
     pub deny: RuleIds,
     /// The Cozystack release whose templates the rules follow: a release

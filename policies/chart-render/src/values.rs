@@ -48,6 +48,33 @@ pub fn int_or(field: &Field<'_>, default: i64) -> Result<i64, FieldError> {
     }
 }
 
+/// Whether `text` is all ASCII digits (at least one).
+pub fn is_digits(text: &str) -> bool {
+    !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Whether a plain YAML scalar `text` reads back as a number, as the
+/// YAML that Helm parses a rendered template with reads it: an optional
+/// sign, digits with an optional fraction (or a fraction alone), an
+/// optional exponent (`10`, `+10`, `10.5`, `.5`, `1e3`).
+pub fn reads_as_number(text: &str) -> bool {
+    let bare = text.strip_prefix(['+', '-']).unwrap_or(text);
+    let (number, exponent) = match bare.find(['e', 'E']) {
+        Some(at) => (&bare[..at], Some(&bare[at + 1..])),
+        None => (bare, None),
+    };
+    let (whole, fraction) = match number.split_once('.') {
+        Some((whole, fraction)) => (whole, Some(fraction)),
+        None => (number, None),
+    };
+    let mantissa = match fraction {
+        None => is_digits(whole),
+        Some(fraction) if whole.is_empty() => is_digits(fraction),
+        Some(fraction) => is_digits(whole) && (fraction.is_empty() || is_digits(fraction)),
+    };
+    mantissa && exponent.is_none_or(|e| is_digits(e.strip_prefix(['+', '-']).unwrap_or(e)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -121,5 +148,19 @@ mod tests {
         assert_eq!(int_or(&root.field("n").unwrap(), 0).unwrap(), 3);
         assert_eq!(int_or(&root.field("x").unwrap(), 7).unwrap(), 7);
         assert!(int_or(&root.field("f").unwrap(), 0).is_err());
+    }
+
+    #[test]
+    fn plain_scalars_yaml_reads_as_numbers() {
+        for number in [
+            "10", "+10", "-1", "10.5", "1.", ".5", "1e3", "1E+3", "2.5e-1",
+        ] {
+            assert!(reads_as_number(number), "{number:?}");
+        }
+        for text in [
+            "10Gi", "1e3k", "", ".", "e3", "1e", "1.2.3", "0x10", "1_0", " 1", "+",
+        ] {
+            assert!(!reads_as_number(text), "{text:?}");
+        }
     }
 }

@@ -22,9 +22,8 @@ pub struct Settings {
     /// catalogue (kinds of ApplicationDefinitions a cluster adds).
     #[serde(default)]
     pub extra_kinds: Vec<String>,
-    /// Rules whose warnings are denials instead, by id:
-    /// `duplicate-attachment`, `foreign-api-group`,
-    /// `impossible-group-name`, `unknown-kind`, `missing-target`.
+    /// Rules whose warnings are denials instead, by id: those of verdict
+    /// "warn (deny by setting)" in the README's Rules table.
     #[serde(default)]
     pub deny: RuleIds,
     /// Warnings left out, by id: only `missing-target`, which then looks

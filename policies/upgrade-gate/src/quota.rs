@@ -41,7 +41,6 @@
 
 mod chart;
 mod decode;
-mod go_float;
 
 use std::cell::OnceCell;
 use std::collections::{BTreeMap, BTreeSet};

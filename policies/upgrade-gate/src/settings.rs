@@ -13,7 +13,8 @@ pub struct Settings {
     /// Users, groups and service accounts the policy does not apply to.
     #[serde(default)]
     pub exemptions: Exemptions,
-    /// Rules whose warnings are denials instead, by id:
+    /// Rules whose warnings are denials instead, by id: those of verdict
+    /// "warn (deny by setting)" in the README's Rules table. Listing
     /// `tenant-quota-unbounded` rejects a sub-tenant without
     /// `resourceQuotas` under a tenant whose sub-tree has a budget.
     /// Cozystack 1.6 accepts such a tenant (it shares its ancestor's

@@ -184,7 +184,7 @@ fn migration_version(text: Option<&str>, path: FieldPath, settings: &Settings) -
         migration::Upgrade::Halts => Some(Finding::new(
             crate::rules::MIGRATION_VERSION,
             path,
-            match text.and_then(shared::sprig::parse) {
+            match text.and_then(sprig::parse) {
                 Some(_) => format!("{written} reads as {read}: {then}. {RESTORE}"),
                 None => format!(
                     "{written}: the migration hook reads it with Sprig's int (migration-hook.yaml), which \

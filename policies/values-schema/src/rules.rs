@@ -49,7 +49,7 @@ pub const RENDER_BOUND: Rule = Rule {
 /// (`additionalProperties: false`), which fails the addon's release.
 ///
 /// Source: `apps/kubernetes/templates/helmreleases/cert-manager.yaml`;
-/// `system/cert-manager/charts/cert-manager/values.schema.json` of v1.6.2.
+/// `system/cert-manager/charts/cert-manager/values.schema.json` of the selected release.
 pub const ADDON_SCHEMA: Rule = Rule {
     policy: POLICY,
     id: "addon-schema",

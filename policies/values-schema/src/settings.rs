@@ -23,8 +23,8 @@ pub struct Settings {
     /// cluster's release (or of the default), saying so.
     #[serde(default)]
     pub cozystack_version: CozystackVersion,
-    /// Rules whose warnings are denials instead, by id: only
-    /// `undeclared-key`.
+    /// Rules whose warnings are denials instead, by id: those of verdict
+    /// "warn (deny by setting)" in the README's Rules table.
     #[serde(default)]
     pub deny: RuleIds,
     /// Warnings left out, by id: only `undeclared-key`.

@@ -11,6 +11,7 @@ commands! {
     artifacthub,
     chart,
     import_release,
+    rule_tables,
     scaffold_deploy,
     case_files,
     run,

@@ -1,6 +1,9 @@
 //! JUnit XML, which most CI systems show as a test report: one testsuite
-//! per file, one testcase per object checked, a failure per violation;
-//! warnings go to the testcase's output. Written with quick-xml.
+//! per file, one testcase per object checked, a failure per violation; a
+//! testcase whose object a rule could not judge, and that nothing failed,
+//! is skipped; warnings and not-checked findings go to the testcase's
+//! output. The rules folded offline are a testsuite of their own, a skipped
+//! testcase each. Written with quick-xml.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -9,14 +12,30 @@ use anyhow::Result;
 use quick_xml::Writer;
 use quick_xml::events::{BytesDecl, BytesText, Event};
 
-use crate::finding::{Answered, Finding};
+use crate::check_json::Folded;
+use crate::finding::{Finding, NOT_CHECKED_LABEL, Outcome};
 use crate::manifests::Change;
 
-/// One testcase: an object and its findings.
+/// The testsuite of the rules folded offline.
+const FOLDED_SUITE: &str = "not checked offline";
+
+/// One testcase: an object and its findings (for a folded rule: its line,
+/// no findings).
 struct Case<'a> {
     name: String,
     failures: Vec<&'a Finding>,
-    warnings: Vec<&'a Finding>,
+    /// Warnings and not-checked findings, in that order of arrival.
+    output: Vec<&'a Finding>,
+    /// Why the case was skipped: a rule could not judge its object.
+    skipped: Option<String>,
+}
+
+impl Case<'_> {
+    fn skipped(&self) -> Option<&str> {
+        self.skipped
+            .as_deref()
+            .filter(|_| self.failures.is_empty())
+    }
 }
 
 /// The test cases of each file, by name.
@@ -31,7 +50,8 @@ fn case<'f, 'a>(files: &'f mut Files<'a>, file: &Path, name: String) -> &'f mut 
         .or_insert_with(|| Case {
             name,
             failures: Vec::new(),
-            warnings: Vec::new(),
+            output: Vec::new(),
+            skipped: None,
         })
 }
 
@@ -41,11 +61,12 @@ fn line(finding: &Finding) -> String {
         .as_ref()
         .map(|at| format!("{at}: "))
         .unwrap_or_default();
-    format!("{place}{}: {}", finding.rule, finding.text())
+    format!("{place}{}: {}", finding.rule, finding.text_after_label())
 }
 
-/// The report of every object in `changes`, grouped by file.
-pub fn render(findings: &[Finding], changes: &[Change]) -> Result<String> {
+/// The report of every object in `changes`, grouped by file, and of the
+/// `folded` rules.
+pub fn render(findings: &[Finding], folded: &[Folded], changes: &[Change]) -> Result<String> {
     let mut files: Files<'_> = BTreeMap::new();
     for change in changes {
         let name = format!("{} {}", change.operation, change.key.describe());
@@ -57,36 +78,41 @@ pub fn render(findings: &[Finding], changes: &[Change]) -> Result<String> {
             .as_ref()
             .map_or_else(|| Path::new(""), |at| at.file.as_path());
         let case = case(&mut files, file, finding.subject());
-        // A rule that could not judge fails nothing: its line goes with
-        // the warnings, which JUnit prints as the case's output.
-        match finding.answered {
-            Answered::Violation | Answered::Error if !finding.is_not_checked() => {
-                case.failures.push(finding)
-            }
-            Answered::Violation | Answered::Error | Answered::Warning => {
-                case.warnings.push(finding)
+        // A rule that could not judge fails nothing: its line goes to the
+        // case's output, and the case is skipped unless something failed.
+        match finding.outcome() {
+            Outcome::Fail | Outcome::Error => case.failures.push(finding),
+            Outcome::Warn => case.output.push(finding),
+            Outcome::NotChecked => {
+                case.output.push(finding);
+                case.skipped
+                    .get_or_insert_with(|| format!("{NOT_CHECKED_LABEL}: {}", line(finding)));
             }
         }
     }
+    for folded in folded {
+        let case = case(&mut files, Path::new(FOLDED_SUITE), folded.rule.clone());
+        case.skipped = Some(folded.line());
+    }
     let mut writer = Writer::new_with_indent(Vec::new(), b' ', 2);
     writer.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))?;
-    let tests: usize = files.values().map(BTreeMap::len).sum();
-    let failures: usize = files
-        .values()
-        .flat_map(BTreeMap::values)
-        .filter(|c| !c.failures.is_empty())
-        .count();
+    let all = || files.values().flat_map(BTreeMap::values);
+    let tests = all().count();
+    let failures = all().filter(|c| !c.failures.is_empty()).count();
+    let skipped = all().filter(|c| c.skipped().is_some()).count();
     writer
         .create_element("testsuites")
         .with_attributes([
             ("name", "cozystack-policies check"),
             ("tests", tests.to_string().as_str()),
             ("failures", failures.to_string().as_str()),
+            ("skipped", skipped.to_string().as_str()),
         ])
         .write_inner_content(|writer| {
             for (file, cases) in &files {
                 let file = file.display().to_string();
                 let failed = cases.values().filter(|c| !c.failures.is_empty()).count();
+                let skipped = cases.values().filter(|c| c.skipped().is_some()).count();
                 writer
                     .create_element("testsuite")
                     .with_attributes([
@@ -94,6 +120,7 @@ pub fn render(findings: &[Finding], changes: &[Change]) -> Result<String> {
                         ("tests", cases.len().to_string().as_str()),
                         ("failures", failed.to_string().as_str()),
                         ("errors", "0"),
+                        ("skipped", skipped.to_string().as_str()),
                     ])
                     .write_inner_content(|writer| {
                         for case in cases.values() {
@@ -111,11 +138,17 @@ fn write_case(writer: &mut Writer<Vec<u8>>, file: &str, case: &Case<'_>) -> std:
     let element = writer
         .create_element("testcase")
         .with_attributes([("name", case.name.as_str()), ("classname", file)]);
-    if case.failures.is_empty() && case.warnings.is_empty() {
+    if case.failures.is_empty() && case.output.is_empty() && case.skipped().is_none() {
         element.write_empty()?;
         return Ok(());
     }
     element.write_inner_content(|writer| {
+        if let Some(why) = case.skipped() {
+            writer
+                .create_element("skipped")
+                .with_attribute(("message", why))
+                .write_empty()?;
+        }
         for finding in &case.failures {
             let text = line(finding);
             let rule = finding.rule.to_string();
@@ -124,11 +157,17 @@ fn write_case(writer: &mut Writer<Vec<u8>>, file: &str, case: &Case<'_>) -> std:
                 .with_attributes([("message", text.as_str()), ("type", rule.as_str())])
                 .write_text_content(BytesText::new(&text))?;
         }
-        if !case.warnings.is_empty() {
+        if !case.output.is_empty() {
             let text: Vec<String> = case
-                .warnings
+                .output
                 .iter()
-                .map(|r| format!("warning {}", line(r)))
+                .map(|finding| {
+                    let label = match finding.outcome() {
+                        Outcome::NotChecked => NOT_CHECKED_LABEL,
+                        _ => "warning",
+                    };
+                    format!("{label} {}", line(finding))
+                })
                 .collect();
             writer
                 .create_element("system-out")

@@ -9,6 +9,7 @@ mod junit;
 mod sarif;
 mod text;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -20,9 +21,9 @@ use host::HostCapabilities;
 use layout::resolve;
 
 use crate::bundle::{Bundle, Modules};
-use crate::check_json::{CheckJson, Summary};
+use crate::check_json::{CheckJson, Folded, Summary};
 use crate::checklist::{self, CheckStatus, Conclusion};
-use crate::finding::{Answered, Finding};
+use crate::finding::{Finding, Outcome};
 use crate::manifests::vars::Vars;
 use crate::manifests::{self, Loading};
 
@@ -87,6 +88,11 @@ pub struct Args {
     /// could not check (the snapshot did not read what it needs).
     #[arg(long, requires = "cluster")]
     pub allow_incomplete: bool,
+    /// List every not-checked finding. Without --cluster, a report-only
+    /// policy's (upgrade-gate's, upgrade-readiness') are otherwise one line
+    /// per rule: offline, what they read is never there.
+    #[arg(long)]
+    pub verbose: bool,
 }
 
 pub fn run(root: &Path, args: Args) -> Result<ExitCode> {
@@ -105,6 +111,7 @@ pub fn run(root: &Path, args: Args) -> Result<ExitCode> {
         cluster,
         checklist,
         allow_incomplete,
+        verbose,
     } = args;
     let mut bundle = modules.bundle(root)?;
     if checklist {
@@ -140,6 +147,7 @@ pub fn run(root: &Path, args: Args) -> Result<ExitCode> {
         checklist,
         allow_incomplete,
         judge_snapshot: false,
+        verbose,
     };
     Ok(self::check(&options, &bundle)?.code())
 }
@@ -216,6 +224,8 @@ pub struct Options {
     /// Judge the snapshot's own objects, as it keeps them, rather than
     /// `paths` read again (`preflight`: one read of the file).
     pub judge_snapshot: bool,
+    /// List every not-checked finding, even offline ([`fold`]).
+    pub verbose: bool,
 }
 
 /// `--old` as given: a directory, or else a git revision.
@@ -291,11 +301,18 @@ pub fn check(options: &Options, bundle: &Bundle) -> Result<Exit> {
     let before = findings.len();
     findings.retain(|f| !known.contains(&baseline::Entry::of(f)));
     let count = |op| changes.iter().filter(|c| c.operation == op).count();
-    let not_checked = findings.iter().filter(|f| f.is_not_checked()).count();
-    let violations = findings
-        .iter()
-        .filter(|f| f.answered == Answered::Violation && !f.is_not_checked())
-        .count();
+    let outcomes = |outcome| findings.iter().filter(|f| f.outcome() == outcome).count();
+    let (violations, warnings, not_checked) = (
+        outcomes(Outcome::Fail),
+        outcomes(Outcome::Warn),
+        outcomes(Outcome::NotChecked),
+    );
+    let baselined = before - findings.len();
+    let folded = if options.cluster.is_none() && !options.verbose {
+        fold(&mut findings)
+    } else {
+        Vec::new()
+    };
     let summary = Summary {
         objects: changes.len() + unjudged,
         create: count(Operation::Create) + unjudged,
@@ -304,9 +321,10 @@ pub fn check(options: &Options, bundle: &Bundle) -> Result<Exit> {
         unmatched: evaluation.unmatched + unjudged,
         skipped,
         violations,
-        warnings: findings.len() - violations - not_checked,
+        warnings,
         not_checked,
-        baselined: before - findings.len(),
+        baselined,
+        folded,
     };
     if options.checklist {
         return checklist(options, findings, summary);
@@ -331,7 +349,12 @@ pub fn check(options: &Options, bundle: &Bundle) -> Result<Exit> {
     } else {
         Exit::Clean
     };
-    let line = summary.line();
+    let lines: Vec<String> = summary
+        .folded
+        .iter()
+        .map(Folded::line)
+        .chain([summary.line()])
+        .collect();
     match options.format {
         Format::Text => print!("{}", text::render(&findings, &summary, text::colour())),
         Format::Json => println!(
@@ -345,14 +368,35 @@ pub fn check(options: &Options, bundle: &Bundle) -> Result<Exit> {
         ),
         Format::Sarif => println!(
             "{}",
-            serde_json::to_string_pretty(&sarif::render(&findings, bundle))?
+            serde_json::to_string_pretty(&sarif::render(&findings, &summary.folded, bundle))?
         ),
-        Format::Junit => println!("{}", junit::render(&findings, &changes)?),
+        Format::Junit => println!("{}", junit::render(&findings, &summary.folded, &changes)?),
     }
     if options.format != Format::Text {
-        eprintln!("{line}");
+        for line in lines {
+            eprintln!("{line}");
+        }
     }
     Ok(exit)
+}
+
+/// Offline, every cluster read fails by design: a report-only policy's
+/// not-checked findings (one per object and rule that reads the cluster)
+/// say nothing an author can act on. They leave `findings` and come back
+/// one per rule, counted.
+fn fold(findings: &mut Vec<Finding>) -> Vec<Folded> {
+    let mut folded: BTreeMap<String, usize> = BTreeMap::new();
+    findings.retain(|finding| {
+        let fold = finding.is_report_only_not_checked();
+        if fold {
+            *folded.entry(finding.rule.to_string()).or_default() += 1;
+        }
+        !fold
+    });
+    folded
+        .into_iter()
+        .map(|(rule, findings)| Folded { rule, findings })
+        .collect()
 }
 
 /// Prints the upgrade checklist of the snapshot's findings; fails as

@@ -1,7 +1,8 @@
 //! SARIF 2.1.0, the format GitHub code scanning and other review tools
 //! read: one run, every rule in `tool.driver.rules` with its README anchor,
-//! every finding a result with `ruleId`, `level` and the region of its
-//! field. Plain serde structs for the few properties used.
+//! every finding a result with `ruleId`, `kind`, `level` and the region of
+//! its field, and each folded rule a notification of the run's invocation.
+//! Plain serde structs for the few properties used.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -9,7 +10,8 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::bundle::Bundle;
-use crate::finding::{Answered, Finding, HOME, RuleId};
+use crate::check_json::Folded;
+use crate::finding::{Finding, HOME, Outcome, RuleId};
 
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
@@ -25,7 +27,31 @@ pub struct Log {
 #[derive(Serialize)]
 struct Run {
     tool: Tool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    invocations: Vec<Invocation>,
     results: Vec<SarifResult>,
+}
+
+/// The run itself, for what it says besides results: the rules whose
+/// not-checked findings it folded.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Invocation {
+    execution_successful: bool,
+    tool_execution_notifications: Vec<Notification>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Notification {
+    level: &'static str,
+    message: Text,
+    associated_rule: RuleReference,
+}
+
+#[derive(Serialize)]
+struct RuleReference {
+    id: String,
 }
 
 #[derive(Serialize)]
@@ -61,6 +87,10 @@ struct Text {
 struct SarifResult {
     rule_id: String,
     rule_index: usize,
+    /// `fail` for a verdict, `open` for a rule that could not judge ("the
+    /// tool was unable to determine whether the result is a pass or a
+    /// fail", SARIF 2.1.0 §3.27.9).
+    kind: &'static str,
     level: &'static str,
     message: Text,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -126,8 +156,9 @@ fn uri(path: &Path) -> String {
 }
 
 /// The SARIF log of `findings`, each rule linked to its README entry
-/// (the home of the module that made it, [`crate::finding::RuleId::url`]).
-pub fn render(findings: &[Finding], bundle: &Bundle) -> Log {
+/// (the home of the module that made it, [`crate::finding::RuleId::url`]),
+/// and of the `folded` rules.
+pub fn render(findings: &[Finding], folded: &[Folded], bundle: &Bundle) -> Log {
     let mut ids: Vec<String> = findings.iter().map(|f| f.rule.to_string()).collect();
     ids.sort_unstable();
     ids.dedup();
@@ -154,14 +185,16 @@ pub fn render(findings: &[Finding], bundle: &Bundle) -> Log {
                 format!("{}: ", finding.field)
             };
             let object = finding.object.label();
+            let (kind, level) = match finding.outcome() {
+                Outcome::Fail | Outcome::Error => ("fail", "error"),
+                Outcome::Warn => ("fail", "warning"),
+                // A kind other than `fail` has the level `none` (§3.27.10).
+                Outcome::NotChecked => ("open", "none"),
+            };
             SarifResult {
                 rule_index: ids.binary_search(&id).unwrap_or_default(),
-                // SARIF's "note": a rule that could not judge the object.
-                level: match finding.answered {
-                    _ if finding.is_not_checked() => "note",
-                    Answered::Violation | Answered::Error => "error",
-                    Answered::Warning => "warning",
-                },
+                kind,
+                level,
                 message: Text {
                     text: format!("{field}{} ({})", finding.message, finding.subject()),
                 },
@@ -211,9 +244,32 @@ pub fn render(findings: &[Finding], bundle: &Bundle) -> Log {
                     rules,
                 },
             },
+            invocations: notifications(folded),
             results,
         }],
     }
+}
+
+/// The invocation that names each folded rule, if any was folded.
+fn notifications(folded: &[Folded]) -> Vec<Invocation> {
+    if folded.is_empty() {
+        return Vec::new();
+    }
+    vec![Invocation {
+        execution_successful: true,
+        tool_execution_notifications: folded
+            .iter()
+            .map(|folded| Notification {
+                level: "note",
+                message: Text {
+                    text: folded.line(),
+                },
+                associated_rule: RuleReference {
+                    id: folded.rule.clone(),
+                },
+            })
+            .collect(),
+    }]
 }
 
 #[cfg(test)]

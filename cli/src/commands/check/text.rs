@@ -1,6 +1,7 @@
-//! Text output: one line per finding, `file:line:col: rule: message`, as
-//! compilers print them (editors and terminals jump to such lines), files
-//! apart by a blank line, coloured on a terminal unless `NO_COLOR` is set.
+//! Text output: one line per finding, `file:line:col: rule: label:
+//! message`, as compilers print them (editors and terminals jump to such
+//! lines), files apart by a blank line, then a line per folded rule and the
+//! summary, coloured on a terminal unless `NO_COLOR` is set.
 
 use std::fmt::Write as _;
 use std::io::IsTerminal;
@@ -8,7 +9,7 @@ use std::io::IsTerminal;
 use anstyle::{AnsiColor, Style};
 
 use crate::check_json::Summary;
-use crate::finding::{Answered, Finding};
+use crate::finding::{Finding, NOT_CHECKED_LABEL, Outcome};
 
 /// Whether standard output takes colour: a terminal, and no `NO_COLOR`
 /// (<https://no-color.org>: any non-empty value).
@@ -31,7 +32,8 @@ fn paint(colour: bool, style: Style, text: &str) -> String {
     }
 }
 
-/// The findings (sorted by file and position) and the summary line.
+/// The findings (sorted by file and position), the folded rules and the
+/// summary line.
 pub fn render(findings: &[Finding], summary: &Summary, colour: bool) -> String {
     let bold = Style::new().bold();
     let mut out = String::new();
@@ -42,35 +44,41 @@ pub fn render(findings: &[Finding], summary: &Summary, colour: bool) -> String {
             out.push('\n');
         }
         file = Some(here);
-        let (label, style) = match finding.answered {
-            _ if finding.is_not_checked() => ("not checked", AnsiColor::Cyan.on_default().bold()),
-            Answered::Violation => ("error", AnsiColor::Red.on_default().bold()),
-            Answered::Warning => ("warning", AnsiColor::Yellow.on_default().bold()),
-            Answered::Error => ("failed", AnsiColor::Red.on_default().bold()),
-        };
+        let (label, style) = label(finding.outcome());
         if let Some(at) = &finding.location {
             let _ = write!(out, "{}: ", paint(colour, bold, &at.to_string()));
         }
-        let field = if finding.field.is_empty() {
-            String::new()
-        } else {
-            format!("{}: ", finding.field)
-        };
         let _ = writeln!(
             out,
-            "{}: {}: {field}{} ({})",
+            "{}: {}: {} ({})",
             paint(colour, style, &finding.rule.to_string()),
             paint(colour, style, label),
-            finding.message,
+            finding.text_after_label(),
             finding.subject()
         );
     }
     if !findings.is_empty() {
         out.push('\n');
     }
+    let (_, style) = label(Outcome::NotChecked);
+    for folded in &summary.folded {
+        let line = folded.line();
+        let (rule, rest) = line.split_once(": ").unwrap_or((&line, ""));
+        let _ = writeln!(out, "{}: {rest}", paint(colour, style, rule));
+    }
     out.push_str(&summary.line());
     out.push('\n');
     out
+}
+
+/// What a line calls a finding, and its colour.
+fn label(outcome: Outcome) -> (&'static str, Style) {
+    match outcome {
+        Outcome::Fail => ("error", AnsiColor::Red.on_default().bold()),
+        Outcome::Warn => ("warning", AnsiColor::Yellow.on_default().bold()),
+        Outcome::NotChecked => (NOT_CHECKED_LABEL, AnsiColor::Cyan.on_default().bold()),
+        Outcome::Error => ("failed", AnsiColor::Red.on_default().bold()),
+    }
 }
 
 #[cfg(test)]
@@ -81,7 +89,8 @@ mod tests {
     use admission::Operation;
 
     use super::*;
-    use crate::finding::{Location, Object, RuleId};
+    use crate::check_json::Folded;
+    use crate::finding::{Answered, Location, Object, RuleId};
 
     #[test]
     fn colour_only_on_a_terminal_without_no_color() {
@@ -124,10 +133,35 @@ mod tests {
             plain.starts_with("a.yaml:3:5: p/r: warning: data.x: fix it (CREATE ConfigMap ns/c)\n"),
             "{plain}"
         );
-        let coloured = render(&[report], &summary, true);
+        let coloured = render(std::slice::from_ref(&report), &summary, true);
         assert!(
             coloured.contains("\u{1b}[33m"),
             "yellow for warnings: {coloured:?}"
         );
+
+        let unread = Finding {
+            rule: RuleId::new("upgrade-gate", "worker-disks-not-checked"),
+            answered: Answered::Violation,
+            message: "not checked: the StorageClasses could not be read".into(),
+            ..report
+        };
+        let summary = Summary {
+            not_checked: 3,
+            folded: vec![Folded {
+                rule: "upgrade-gate/registry-mirrors-not-checked".into(),
+                findings: 2,
+            }],
+            ..Summary::default()
+        };
+        let plain = render(&[unread], &summary, false);
+        assert!(
+            plain.starts_with(
+                "a.yaml:3:5: upgrade-gate/worker-disks-not-checked: not checked: data.x: the \
+                 StorageClasses could not be read (CREATE ConfigMap ns/c)\n\n\
+                 upgrade-gate/registry-mirrors-not-checked: not checked for 2 object(s): "
+            ),
+            "{plain}"
+        );
+        assert!(plain.ends_with(", 3 not checked in 0 objects (0 CREATE, 0 UPDATE, 0 DELETE); 0 matched no policy, 0 document(s) skipped, 0 finding(s) in the baseline\n"), "{plain}");
     }
 }

@@ -67,6 +67,8 @@ pub fn run(root: &Path, args: Args) -> Result<ExitCode> {
         checklist: true,
         allow_incomplete,
         judge_snapshot: true,
+        // The preflight judges a cluster: it lists every finding.
+        verbose: true,
     };
     Ok(check::check(&options, &bundle)?.code())
 }

@@ -123,7 +123,7 @@ pub struct Capture {
 #[derive(Debug, thiserror::Error)]
 pub enum CaptureError {
     /// The record does not read as one.
-    #[error("the snapshot's {KIND} record cannot be read: {0}")]
+    #[error("the snapshot's {KIND} record cannot be read")]
     Unreadable(#[source] serde_json::Error),
     /// Two records: the snapshot mixes two captures, and neither record
     /// says what the other read.

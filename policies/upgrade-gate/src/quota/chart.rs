@@ -13,7 +13,7 @@
 //!   declared value (`toFloat`: suffix `m`, `k` … `E`, `Ki` … `Ei`
 //!   multiplied out; any other text read by spf13/cast, 0 when it cannot)
 //!   divided by the cpu allocation ratio with Sprig's decimal `divf`,
-//!   through `toString` ([`super::go_float`]);
+//!   through `toString` (the [`sprig`] crate);
 //! - `memory` and `ephemeral-storage` the same with their ratios, then
 //!   `int` (truncated to whole bytes);
 //! - `storage` only `requests.storage`; `pods`, `services`,
@@ -40,8 +40,8 @@
 
 use shared::{FieldPath, Value};
 
-use super::go_float::{Decimal, cast_float, format_int, format_v};
 use crate::quantity::Quantity;
+use sprig::{cast_float, divf, format_int, format_v, mulf};
 
 pub use crate::etcd::{PACKAGE_API_VERSION, PACKAGE_KIND, PLATFORM_PACKAGE};
 
@@ -178,41 +178,13 @@ impl Input {
         }
     }
 
-    /// `cozy-lib.resources.toFloat`, read back with `float64`.
+    /// `cozy-lib.resources.toFloat`, read back with `float64`: a number
+    /// is itself (times 1).
     fn to_float(&self) -> Option<f64> {
-        const UNITS: [(&str, f64); 13] = [
-            ("E", 1e18),
-            ("Ei", 1_152_921_504_606_846_976.0),
-            ("G", 1e9),
-            ("Gi", 1_073_741_824.0),
-            ("Ki", 1024.0),
-            ("M", 1e6),
-            ("Mi", 1_048_576.0),
-            ("P", 1e15),
-            ("Pi", 1_125_899_906_842_624.0),
-            ("T", 1e12),
-            ("Ti", 1_099_511_627_776.0),
-            ("k", 1e3),
-            ("m", 1e-3),
-        ];
-        let (value, unit) = match self {
-            Input::Number(number) => (*number, 1.0),
-            Input::Text(text) => {
-                // `range` over the merged dict, in key order; the last
-                // suffix that matches wins (at most one can).
-                let mut found = (text.as_str(), 1.0);
-                for (suffix, unit) in UNITS {
-                    if let Some(number) = text.strip_suffix(suffix) {
-                        found = (number, unit);
-                    }
-                }
-                (cast_float(found.0), found.1)
-            }
-        };
-        let product = Decimal::of_float(value)
-            .ok()?
-            .times(&Decimal::of_float(unit).ok()?)?;
-        Some(product.to_float())
+        match self {
+            Input::Number(number) => mulf(*number, 1.0),
+            Input::Text(text) => sprig::cozy_lib::to_float(text),
+        }
     }
 }
 
@@ -376,11 +348,7 @@ fn refused(key: &str, why: String) -> Plan {
 /// `divf (toFloat v) ratio`, then `toString` (cpu) or `int | toString`,
 /// read by `ParseQuantity`.
 fn derive(input: &Input, ratio: f64, whole: bool) -> Option<Quantity> {
-    let quotient = Decimal::of_float(input.to_float()?)
-        .ok()?
-        .divided_by(&Decimal::of_float(ratio).ok()?)
-        .ok()?
-        .to_float();
+    let quotient = divf(input.to_float()?, ratio)?;
     let text = if whole {
         format_int(quotient)
     } else {

@@ -36,3 +36,17 @@ fn committed_schemas_match_the_release_files() {
         stale.join("\n")
     );
 }
+
+/// Review tools fold what `make schemas` writes: the repository's
+/// `.gitattributes` marks the folder generated.
+#[test]
+fn the_schemas_are_marked_generated() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..");
+    let attributes = std::fs::read_to_string(root.join(".gitattributes")).unwrap();
+    assert!(
+        attributes
+            .lines()
+            .any(|line| line == "policies/values-schema/schemas/** linguist-generated=true"),
+        "{attributes}"
+    );
+}

@@ -302,12 +302,7 @@ mod tests {
     use super::*;
     use crate::workspace;
 
-    fn root() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .parent()
-            .unwrap()
-            .to_path_buf()
-    }
+    use layout::checkout as root;
 
     /// The committed `artifacthub/` is what the generator writes from the
     /// policies' current metadata and READMEs.

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, anyhow};
-use host::front_door::read_review;
+use testkit::front_door::read_review;
 use host::{FUEL_BUDGET, HostCapabilities, PolicyModule};
 use testkit::case::{ExpectedResult, Runner};
 use testkit::hostile::HostileCase;

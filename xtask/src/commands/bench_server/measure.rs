@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use host::Metadata;
-use host::policy_server::{
+use e2e::policy_server::{
     PolicyEntry, PolicyServer, ServerConfig, admission_review, find_program,
 };
 use testkit::case::{Runner, benchmark_case, judge};

@@ -56,7 +56,7 @@ pub fn run(root: &Path, args: Args) -> Result<ExitCode> {
         policies,
     } = args;
     let setup = measure::Setup {
-        policy_server: host::policy_server::find_program("policy-server")
+        policy_server: e2e::policy_server::find_program("policy-server")
             .context("policy-server is not on PATH: `make setup` installs it")?,
         trust_config: sigstore_trust_config,
         dist: resolve(root, &dist),

@@ -27,6 +27,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
+
+use crate::generated::Generated;
 use linked::{Linked, Visitor};
 use registry::Declared;
 use schemars::generate::SchemaSettings;
@@ -702,14 +704,6 @@ fn require_defaults(schema: &mut Value, defaults: &Value) {
     }
 }
 
-/// The generated files of the chart, relative to the repository root.
-#[derive(Debug)]
-pub struct Generated {
-    pub files: Vec<(PathBuf, String)>,
-    /// Files under the chart's `templates/policies/` that no policy gives.
-    pub removed: Vec<PathBuf>,
-}
-
 /// Where each policy's ClusterAdmissionPolicy template goes, in the chart.
 const TEMPLATES_DIR: &str = "templates/policies";
 
@@ -789,59 +783,11 @@ pub fn generate(root: &Path) -> Result<Generated> {
     Ok(Generated { files, removed })
 }
 
-impl Generated {
-    /// Writes the files that differ under `root`; the paths written.
-    pub fn write(&self, root: &Path) -> Result<Vec<PathBuf>> {
-        let mut written = Vec::new();
-        let removed = |path: &PathBuf| self.removed.contains(path);
-        for path in self.drift(root).into_iter().filter(|p| !removed(p)) {
-            let text = self
-                .files
-                .iter()
-                .find(|(p, _)| *p == path)
-                .map(|(_, text)| text)
-                .context("a drifted file is one of the generated ones")?;
-            let target = root.join(&path);
-            if let Some(parent) = target.parent() {
-                std::fs::create_dir_all(parent)
-                    .with_context(|| format!("creating {}", parent.display()))?;
-            }
-            std::fs::write(&target, text)
-                .with_context(|| format!("writing {}", target.display()))?;
-            written.push(path);
-        }
-        for path in &self.removed {
-            let target = root.join(path);
-            std::fs::remove_file(&target)
-                .with_context(|| format!("removing {}", target.display()))?;
-            written.push(path.clone());
-        }
-        Ok(written)
-    }
-
-    /// The files whose committed text under `root` differs.
-    pub fn drift(&self, root: &Path) -> Vec<PathBuf> {
-        self.files
-            .iter()
-            .filter(|(path, text)| {
-                std::fs::read_to_string(root.join(path)).ok().as_ref() != Some(text)
-            })
-            .map(|(path, _)| path.clone())
-            .chain(self.removed.iter().cloned())
-            .collect()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn root() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .parent()
-            .map(Path::to_path_buf)
-            .unwrap_or_default()
-    }
+    use layout::checkout as root;
 
     #[test]
     fn committed_chart_files_are_what_the_policies_give() {

@@ -20,20 +20,5 @@ pub struct Args {
 }
 
 pub fn run(root: &Path, Args { check }: Args) -> Result<ExitCode> {
-    let generated = generate::generate(root)?;
-    if check {
-        let drift = generated.drift(root);
-        for path in &drift {
-            eprintln!("out of date: {}", path.display());
-        }
-        return Ok(if drift.is_empty() {
-            ExitCode::SUCCESS
-        } else {
-            ExitCode::from(1)
-        });
-    }
-    for path in generated.write(root)? {
-        println!("wrote {}", path.display());
-    }
-    Ok(ExitCode::SUCCESS)
+    generate::generate(root)?.commit(root, check)
 }

@@ -1,6 +1,6 @@
 //! The HTTP answer to one admission review, as policy-server sends it:
-//! what both ways of asking it ([`crate::policy_server`], and
-//! [`crate::one_shot`] for bodies it refuses) read.
+//! what both ways of asking it ([`super::PolicyServer`], and
+//! [`super::one_shot`] for bodies it refuses) read.
 
 use serde_json::Value;
 

@@ -1,7 +1,6 @@
-//! Sprig's `int` of a string, as Helm's templates compute it: the one
-//! emulation of it, for every rule that predicts what a chart makes of a
-//! value (chart-render's kubelet reservations, the migration hook's
-//! `cozystack-version`).
+//! Sprig's `int` of a string, as Helm's templates compute it, for every
+//! rule that predicts what a chart makes of a value (chart-render's
+//! kubelet reservations, the migration hook's `cozystack-version`).
 //!
 //! Sprig v3 (`numeric.go`, `toInt`) calls spf13/cast's `ToInt`, which for a
 //! string drops a trailing `.0…` (`trimZeroDecimal`), then calls Go's

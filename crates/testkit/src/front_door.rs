@@ -2,11 +2,11 @@
 //! axum's 2 MB body limit (413 `length limit exceeded`) and its JSON
 //! extractor (400 `Failed to parse the request body as JSON`, which
 //! serde_json's nesting limit and a lone UTF-16 surrogate escape both
-//! reach). Our host applies the same door so a hostile body gets the same
-//! answer from every runner.
+//! reach). The tests put our host behind the same door, so a hostile body
+//! gets the same answer from every runner.
 
+use crate::hostile::BODY_LIMIT;
 use admission::AdmissionRequest;
-use testkit::hostile::BODY_LIMIT;
 
 /// A request turned away at the door: the HTTP status and body.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,14 +33,17 @@ pub fn read_review(body: &[u8]) -> Result<AdmissionRequest, Refusal> {
     let review: serde_json::Value = serde_json::from_slice(body).map_err(|e| parse_error(&e))?;
     AdmissionRequest::from_value(review).map_err(|e| Refusal {
         status: 422,
-        body: format!("Failed to deserialize the JSON body into the target type: {e}"),
+        body: format!(
+            "Failed to deserialize the JSON body into the target type: {}",
+            crate::with_causes(&e)
+        ),
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use testkit::hostile::DEEPEST_ACCEPTED;
+    use crate::hostile::DEEPEST_ACCEPTED;
 
     #[test]
     fn bodies_past_the_limits_are_refused_as_policy_server_refuses_them() {

@@ -9,7 +9,7 @@ use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
-use crate::answer::Answer;
+use super::answer::Answer;
 
 /// How long one exchange may take on loopback, evaluation included.
 const TIMEOUT: Duration = Duration::from_secs(30);
@@ -17,7 +17,7 @@ const TIMEOUT: Duration = Duration::from_secs(30);
 /// Why no answer could be read.
 #[derive(Debug, thiserror::Error)]
 pub enum OneShotError {
-    #[error("{what}: {error}")]
+    #[error("{what}")]
     Io {
         what: &'static str,
         #[source]

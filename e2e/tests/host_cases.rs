@@ -1,25 +1,27 @@
-//! Runs every case of every policy through the host against the built
-//! module in `dist/`, one test per case (`cargo test -p cozystack-policy-host
-//! --test cases -- no-delete/` filters by policy).
+//! Runs every case of every policy through our host against the built
+//! module in `dist/`, one test per case (`cargo test -p
+//! cozystack-policies-e2e --test host_cases -- no-delete/` filters by
+//! policy).
 //!
 //! The modules are what `make dist` produced; a module older than its
-//! sources fails here rather than silently testing stale code.
-
-mod common;
+//! sources fails here rather than silently testing stale code
+//! ([`e2e::load_module`]).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use common::{load_module, workspace_root};
-use host::{HostCapabilities, PolicyModule};
+use admission::AdmissionRequest;
+
+use host::{Evaluation, HostCapabilities, HostError, PolicyModule};
 use libtest_mimic::{Arguments, Failed, Trial};
-use testkit::case::{Case, Runner, case_files};
+use serde_json::Value;
+use testkit::case::{Case, Evaluator, Runner, SettingsAnswer, case_files};
 use testkit::rules::KnownRules;
 
 fn main() {
     let args = Arguments::from_args();
-    let root = workspace_root();
+    let root = e2e::root();
     let mut trials = Vec::new();
     let mut policies: BTreeMap<String, (PathBuf, Vec<PathBuf>)> = BTreeMap::new();
     match layout::policies(&root) {
@@ -35,7 +37,7 @@ fn main() {
         }
     }
     for (policy, (dir, files)) in policies {
-        let module = Arc::new(load_module(&root, &policy));
+        let module = Arc::new(e2e::load_module(&policy).map(Wasm));
         // The README's Rules table: the policy's native test holds it equal
         // to the catalogue in code.
         let known = Arc::new(KnownRules::load(&dir));
@@ -50,7 +52,7 @@ fn main() {
                 .as_ref()
                 .as_ref()
                 .map_err(|e| Failed::from(e.as_str()))?;
-            warm_answers_fresh(module, &warm_files).map_err(Failed::from)
+            warm_answers_fresh(&module.0, &warm_files).map_err(Failed::from)
         }));
         for file in files {
             let stem = file
@@ -103,7 +105,7 @@ fn warm_answers_fresh(module: &PolicyModule, files: &[PathBuf]) -> Result<(), St
             .response;
         let kept = policy
             .evaluate_warm(warm, &request)
-            .map_err(|e| e.with_causes())?;
+            .map_err(|e| testkit::with_causes(&e))?;
         if kept != fresh {
             return Err(format!(
                 "{}: a kept instance answers {kept:?}, a fresh one {fresh:?}",
@@ -112,4 +114,44 @@ fn warm_answers_fresh(module: &PolicyModule, files: &[PathBuf]) -> Result<(), St
         }
     }
     Ok(())
+}
+
+/// A built module as a case runner: our host, as policy-server runs it.
+struct Wasm(PolicyModule);
+
+impl Evaluator for Wasm {
+    fn validate_settings(&self, settings: &Value) -> Result<SettingsAnswer, String> {
+        match self.0.configure(settings.clone()) {
+            Ok(_) => Ok(SettingsAnswer::Accepted),
+            Err(HostError::InvalidSettings { message }) => Ok(SettingsAnswer::Refused(message)),
+            Err(other) => Err(testkit::with_causes(&other)),
+        }
+    }
+
+    fn evaluate(
+        &self,
+        request: &AdmissionRequest,
+        settings: &Value,
+        capabilities: HostCapabilities,
+    ) -> Evaluation {
+        match self.0.configure(settings.clone()) {
+            Ok(policy) => policy.evaluate(request, capabilities),
+            // The case's settings were accepted a moment ago
+            // (`Case::run` asks first); a module that changes its mind
+            // answers as policy-server would to a broken policy.
+            Err(e) => Evaluation {
+                response: admission::AdmissionResponse::internal_server_error(
+                    &request.uid,
+                    &testkit::with_causes(&e),
+                ),
+                logs: Vec::new(),
+                host_calls: Vec::new(),
+                unused_exchanges: 0,
+            },
+        }
+    }
+
+    fn matches(&self, request: &AdmissionRequest) -> bool {
+        self.0.metadata().is_none_or(|m| m.matches(request))
+    }
 }

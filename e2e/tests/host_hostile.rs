@@ -1,30 +1,31 @@
-//! Every hostile case of every policy (`testkit::hostile`) through the host
+//! Every hostile case of every policy (`testkit::hostile`) through our host
 //! against the module in `dist/`: the body through policy-server's door
-//! (`host::front_door`), then the policy, twice, and a third time under the
-//! fuel-metered engine; the answers must be the same, the third within
+//! (`testkit::front_door`), then the policy, twice, and a third time under
+//! the fuel-metered engine; the answers must be the same, the third within
 //! `host::FUEL_BUDGET`, and what the case expects
-//! (`cargo test --test hostile -- no-delete/`).
-
-mod common;
+//! (`cargo test --test host_hostile -- no-delete/`).
 
 use std::sync::Arc;
 
 use admission::AdmissionResponse;
-use capabilities::HostCapabilities;
-use common::{load_module, workspace_root};
-use host::front_door::read_review;
-use host::{FUEL_BUDGET, PolicyModule};
+
+use host::{FUEL_BUDGET, HostCapabilities, PolicyModule};
 use libtest_mimic::{Arguments, Failed, Trial};
 use testkit::case::{Runner, judge, judge_refusal};
+use testkit::front_door::read_review;
 use testkit::hostile::HostileCase;
 use testkit::rules::KnownRules;
 
 fn main() {
     let args = Arguments::from_args();
-    let root = workspace_root();
+    let root = e2e::root();
     let mut trials = Vec::new();
-    for policy in e2e_policies(&root) {
-        let module = Arc::new(load_module(&root, &policy));
+    let policies = e2e::policies().unwrap_or_else(|e| {
+        trials.push(Trial::test("policies", move || Err(e.into())));
+        Vec::new()
+    });
+    for policy in policies {
+        let module = Arc::new(e2e::load_module(&policy));
         let rules = Arc::new(KnownRules::load(&root.join("policies").join(&policy)));
         let dir = root.join("policies").join(&policy).join("tests/cases");
         match testkit::hostile::cases(&policy, &dir) {
@@ -55,19 +56,6 @@ fn main() {
         }
     }
     libtest_mimic::run(&args, trials).exit();
-}
-
-fn e2e_policies(root: &std::path::Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(root.join("policies"))
-        .map(|dirs| {
-            dirs.filter_map(Result::ok)
-                .filter(|d| d.path().join("Cargo.toml").exists())
-                .map(|d| d.file_name().to_string_lossy().into_owned())
-                .collect()
-        })
-        .unwrap_or_default();
-    names.sort();
-    names
 }
 
 /// How the policy is run: through wasmtime-provider under the deadline, or

@@ -22,7 +22,10 @@ use serde_json::Value;
 
 use wasm_meta::metadata::ContextAwareResource;
 
-pub use crate::answer::Answer;
+pub mod answer;
+pub mod one_shot;
+
+pub use answer::Answer;
 
 /// How long the server may take to load and precompile its policies.
 const START_TIMEOUT: Duration = Duration::from_secs(120);
@@ -76,13 +79,13 @@ impl PolicyEntry {
 /// Why the server could not be started or asked.
 #[derive(Debug, thiserror::Error)]
 pub enum ServerError {
-    #[error("cannot {what}: {error}")]
+    #[error("cannot {what}")]
     Io {
         what: String,
         #[source]
         error: std::io::Error,
     },
-    #[error("cannot write policies.yml: {0}")]
+    #[error("cannot write policies.yml")]
     Config(#[from] serde_saphyr::SerializeError),
     /// The server stopped before it was ready; the log says why (invalid
     /// settings, a module that does not load).
@@ -90,13 +93,13 @@ pub enum ServerError {
     Exited { status: String, log: String },
     #[error("policy-server was not ready after {0:?}:\n{1}")]
     NotReady(Duration, String),
-    #[error("POST {url}: {error}")]
+    #[error("POST {url}")]
     OneShot {
         url: String,
         #[source]
-        error: crate::one_shot::OneShotError,
+        error: one_shot::OneShotError,
     },
-    #[error("POST {url}: {error}")]
+    #[error("POST {url}")]
     Http {
         url: String,
         #[source]
@@ -277,16 +280,16 @@ impl PolicyServer {
     }
 
     /// POSTs `review` as it is on a connection of its own
-    /// ([`crate::one_shot`]): the server's answer even to a body it refuses
+    /// ([`one_shot`]): the server's answer even to a body it refuses
     /// before reading it whole (413 above its limit), and no closed
     /// connection left behind for the next request.
     pub fn post_once(&self, policy_id: &str, review: &[u8]) -> Result<Answer, ServerError> {
-        crate::one_shot::post(self.port, &format!("/validate/{policy_id}"), review).map_err(
-            |error| ServerError::OneShot {
+        one_shot::post(self.port, &format!("/validate/{policy_id}"), review).map_err(|error| {
+            ServerError::OneShot {
                 url: self.validate_url(policy_id),
                 error,
-            },
-        )
+            }
+        })
     }
 
     /// The server's log so far.

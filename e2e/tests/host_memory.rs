@@ -5,9 +5,6 @@
 // A test: a panic is a failing assertion, not a trap in a policy-server.
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
-mod common;
-
-use common::{load_module, workspace_root};
 use host::{AdmissionRequest, HostCapabilities, PolicyModule};
 use serde_json::{Value, json};
 use testkit::case::benchmark_case;
@@ -15,19 +12,13 @@ use testkit::case::benchmark_case;
 /// Every policy of the workspace, with its built module and benchmark case
 /// (a request of its own kind that it reads).
 fn policies() -> Vec<(String, PolicyModule, testkit::case::Case)> {
-    let root = workspace_root();
-    let mut names: Vec<String> = std::fs::read_dir(root.join("policies"))
+    let root = e2e::root();
+    e2e::policies()
         .unwrap()
-        .map(|dir| dir.unwrap().path())
-        .filter(|dir| dir.join("Cargo.toml").exists())
-        .map(|dir| dir.file_name().unwrap().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
         .into_iter()
         .map(|name| {
-            let module = load_module(&root, &name).unwrap();
-            let dir = root.join("policies").join(&name).join("tests/cases");
+            let module = e2e::load_module(&name).unwrap();
+            let dir = root.join(layout::POLICIES).join(&name).join("tests/cases");
             let (_, case) = benchmark_case(&dir).unwrap();
             (name, module, case)
         })

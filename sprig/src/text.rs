@@ -1,9 +1,9 @@
-//! Template functions as the charts call them (Helm's sprig, Go's
-//! `text/template` and `strconv`), where a rule must predict their result
-//! exactly: names the charts build with `kebabcase`, and what `toString`
-//! makes of a value (`int` is shared's, `float64` quantity.rs').
+//! Sprig's functions of text: the names the charts build with
+//! `kebabcase`, and what `toString` makes of a value (a float's
+//! `toString` and `float64` are [`crate::float`]'s, a string's `int`
+//! [`crate::int`]'s).
 
-use shared::Value;
+use serde_json::Value;
 
 /// How `kebabcase` (huandu/xstrings `ToKebabCase`, which sprig calls) sees
 /// a character; the string is cut into words of one type.
@@ -191,9 +191,6 @@ pub fn to_string(value: &Value) -> Option<String> {
         _ => None,
     }
 }
-
-/// sprig's `int` of a string: the one emulation, in `shared`.
-pub use shared::sprig::int;
 
 #[cfg(test)]
 mod tests {

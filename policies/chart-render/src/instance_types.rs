@@ -478,8 +478,9 @@ pub fn node_group(
     };
     let [cpu, memory] = group.field("resources")?.members(["cpu", "memory"])?;
     // From v1.5.2 the chart skips the lookup of a group sized by both.
-    let skipped =
-        sized_skips_lookup && crate::values::truthy(cpu.json()) && crate::values::truthy(memory.json());
+    let skipped = sized_skips_lookup
+        && crate::values::truthy(cpu.json())
+        && crate::values::truthy(memory.json());
     if !name.is_empty() && !skipped {
         looked_up(
             &instance_type,

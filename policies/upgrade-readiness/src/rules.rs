@@ -189,7 +189,6 @@ pub const RULES: Catalogue = Catalogue {
         KUBERNETES_V1_30,
         MANAGEMENT_KUBERNETES_VERSION,
         COZYSTACK_API_UNAVAILABLE,
-
         RELEASE_NOT_CHECKED,
     ],
 };

@@ -82,6 +82,7 @@ const RELEASE_SETTING: &str = "cozystackVersion";
 /// `apps.cozystack.io` (whose kinds are `shared::apps::APP_KINDS`), each
 /// found by its plural (`shared::apps::plural`).
 const RULE_KINDS: &[&str] = &[
+    "APIService",
     "ConfigMap",
     "EtcdBackup",
     "EtcdBackupSchedule",
@@ -94,10 +95,27 @@ const RULE_KINDS: &[&str] = &[
     "StorageClass",
 ];
 
+/// The application kinds of every release of `releases/`, candidates
+/// included (whose new kinds `shared::apps` leaves out), by plural.
+fn release_app_kinds() -> &'static BTreeMap<String, String> {
+    static KINDS: std::sync::OnceLock<BTreeMap<String, String>> = std::sync::OnceLock::new();
+    KINDS.get_or_init(|| {
+        let entries = releases::read_all(&layout::checkout()).unwrap_or_default();
+        entries
+            .iter()
+            .filter_map(|entry| releases::charts_of(&entries, &entry.version).ok())
+            .flat_map(|charts| &charts.facts.kinds)
+            .map(|kind| (kind.plural.clone(), kind.kind.clone()))
+            .collect()
+    })
+}
+
 /// The kind served as `resource` of `group`, for Helm's capabilities.
 fn rule_kind(group: &str, resource: &str) -> Option<String> {
     if group == shared::apps::APPS_GROUP {
-        return shared::apps::app_kind_by_plural(resource).map(|app| app.kind.to_owned());
+        return shared::apps::app_kind_by_plural(resource)
+            .map(|app| app.kind.to_owned())
+            .or_else(|| release_app_kinds().get(resource).cloned());
     }
     RULE_KINDS
         .iter()

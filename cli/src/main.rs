@@ -8,6 +8,7 @@ mod cache;
 mod check_json;
 mod checklist;
 mod commands;
+mod engine;
 mod finding;
 mod installation;
 mod manifests;

@@ -8,9 +8,9 @@ use std::process::ExitCode;
 use anyhow::Result;
 use layout::resolve;
 
-use super::check::{self, FailOn, Options};
 use crate::bundle::Modules;
 use crate::checklist;
+use crate::engine::{self, FailOn, Options};
 use crate::manifests::{self, vars::Vars};
 
 /// The Cozystack 1.6 upgrade checklist of a cluster snapshot: every
@@ -58,8 +58,8 @@ pub fn run(root: &Path, args: Args) -> Result<ExitCode> {
         strict: false,
         vars: Vars::default(),
         format: match format {
-            Format::Text => check::Format::Text,
-            Format::Json => check::Format::Json,
+            Format::Text => engine::Format::Text,
+            Format::Json => engine::Format::Json,
         },
         fail_on: FailOn::Violation,
         baseline: None,
@@ -70,7 +70,7 @@ pub fn run(root: &Path, args: Args) -> Result<ExitCode> {
         // The preflight judges a cluster: it lists every finding.
         verbose: true,
     };
-    Ok(check::check(&options, &bundle)?.code())
+    Ok(engine::check(&options, &bundle)?.code())
 }
 
 /// Output of `preflight`.

@@ -32,9 +32,7 @@ struct Case<'a> {
 
 impl Case<'_> {
     fn skipped(&self) -> Option<&str> {
-        self.skipped
-            .as_deref()
-            .filter(|_| self.failures.is_empty())
+        self.skipped.as_deref().filter(|_| self.failures.is_empty())
     }
 }
 

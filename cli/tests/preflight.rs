@@ -655,7 +655,7 @@ fn check_with_the_cluster_is_the_same_checklist() {
         "{text}"
     );
     assert!(
-        text.contains("0 violation(s), 0 warning(s), 2 not checked in 2 objects"),
+        text.contains("0 violation(s), 0 warning(s), 5 not checked in 2 objects"),
         "{text}"
     );
     assert_eq!(findings.status.code(), Some(3));

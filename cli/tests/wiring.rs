@@ -274,6 +274,12 @@ fn cluster(documents: &[Value], served: &[Served]) -> Value {
                     "labels": {"app.kubernetes.io/instance": "policy-server-cozystack-policies"}},
                 "spec": {"ports": [{"name": "policy-server", "port": 443, "targetPort": 8443}]}},
             "cronjobs.batch/kubewarden/audit-scanner": audit_scanner_cronjob(),
+            // Where the platform records its release (the bundle reads it by name).
+            "deployments.apps/cozy-system/cozystack-operator": {
+                "apiVersion": "apps/v1", "kind": "Deployment",
+                "metadata": {"name": "cozystack-operator", "namespace": "cozy-system"},
+                "spec": {"template": {"spec": {"containers": [{"name": "cozystack-operator",
+                    "image": "ghcr.io/cozystack/cozystack/cozystack-operator:v1.6.2"}]}}}},
             "configmaps/cozy-system/cozystack-version": {
                 "apiVersion": "v1", "kind": "ConfigMap",
                 "metadata": {"name": "cozystack-version", "namespace": "cozy-system"},
@@ -313,7 +319,7 @@ fn wiring(cluster: &Value, name: &str) -> (i32, String, i32) {
             "#!/usr/bin/env bash\n\
              args=(\"$@\"); case ${{args[0]:-}} in --request-timeout*) args=(\"${{args[@]:1}}\") ;; esac\n\
              if [ \"${{args[0]:-}}\" = get ] && [[ \"$*\" != *--raw* ]]; then\n  \
-             for a in \"${{args[@]:1}}\"; do case $a in -*) ;; *) resource=$a; break ;; esac; done\n  \
+             for a in \"${{args[@]:1}}\"; do case $a in -*) ;; *) resource=$(echo \"$a\" | sed -E 's/^([^.]+)\\.v[0-9]+((alpha|beta)[0-9]+)?(\\.|$)/\\1\\4/'); break ;; esac; done\n  \
              if ! grep -qx -- \"${{resource:-}}\" \"$KNOWN\"; then\n    \
              echo \"error: the server doesn't have a resource type \\\"${{resource%%.*}}\\\"\" >&2; exit 1\n  fi\n\
              fi\n\

@@ -180,7 +180,7 @@ mod tests {
         assert!(policies.contains(&"oidc-config"), "{policies:?}");
         assert_eq!(
             settings["oidc-config"],
-            serde_json::json!({"cozystackVersion": "v1.6.2"})
+            serde_json::json!({"cozystackVersion": "cluster"})
         );
     }
 

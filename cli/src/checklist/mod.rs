@@ -599,6 +599,7 @@ pub fn render(outcomes: &[CheckOutcome], snapshot: &Snapshot) -> String {
             "Cozystack 1.6 upgrade checklist ({} objects in the snapshot, {from})",
             snapshot.len()
         ),
+        snapshot.release_line(),
     ];
     head.extend(credential_warning(snapshot));
     format!("{}\n\n{}", head.join("\n"), render_checks(outcomes))

@@ -764,6 +764,25 @@ impl Snapshot {
     pub fn cozystack_release(&self) -> Result<Found, LookupError> {
         Found::read(self)
     }
+
+    /// [`Snapshot::cozystack_release`] in one line, for the head of the
+    /// preflight and of the wiring report.
+    pub fn release_line(&self) -> String {
+        match self.cozystack_release() {
+            Ok(found) => format!("The cluster runs {found}"),
+            Err(error) if error.0.starts_with(shared::lookup::NOT_FOUND) => format!(
+                "The cluster's Cozystack release was not read: the snapshot holds no Deployment \
+                 {}/{}, which records it; rules bound to a release judge by their setting's default, \
+                 and say so",
+                release::OPERATOR_NAMESPACE,
+                release::OPERATOR
+            ),
+            Err(error) => format!(
+                "The cluster's Cozystack release was not read ({error}): rules bound to a release judge by \
+                 their setting's default, and say so"
+            ),
+        }
+    }
 }
 
 /// What a snapshot says of one object it did not read.

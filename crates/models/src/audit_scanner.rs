@@ -144,7 +144,7 @@ pub struct Policy {
 
 /// Why an object is not a ClusterAdmissionPolicy audit-scanner could read.
 #[derive(Debug, thiserror::Error)]
-#[error("not a ClusterAdmissionPolicy audit-scanner can read: {0}")]
+#[error("not a ClusterAdmissionPolicy audit-scanner can read")]
 pub struct PolicyError(#[source] serde_json::Error);
 
 #[derive(Deserialize)]

@@ -171,8 +171,12 @@ pub fn kinds(tree: &Tree) -> Result<Vec<Kind>, String> {
         });
     }
     kinds.sort();
-    if let Some(pair) = kinds.windows(2).find(|pair| pair[0].kind == pair[1].kind) {
-        return Err(format!("kind {} is defined twice", pair[0].kind));
+    if let Some([first, _]) = kinds
+        .windows(2)
+        .filter_map(|pair| <&[_; 2]>::try_from(pair).ok())
+        .find(|[a, b]| a.kind == b.kind)
+    {
+        return Err(format!("kind {} is defined twice", first.kind));
     }
     Ok(kinds)
 }

@@ -128,8 +128,8 @@ pub fn calls(source: &str) -> Vec<(usize, String, String)> {
 fn action_end(source: &str, body: usize) -> usize {
     let bytes = source.as_bytes();
     let mut i = body;
-    while i < bytes.len() {
-        match bytes[i] {
+    while let Some(&byte) = bytes.get(i) {
+        match byte {
             b'"' => i = skip_quoted(bytes, i, b'"'),
             b'`' => i = skip_raw(bytes, i),
             b'\'' => i = skip_quoted(bytes, i, b'\''),
@@ -143,8 +143,8 @@ fn action_end(source: &str, body: usize) -> usize {
 /// Past a literal opened by `quote` at `i`, with backslash escapes.
 fn skip_quoted(bytes: &[u8], i: usize, quote: u8) -> usize {
     let mut j = i + 1;
-    while j < bytes.len() {
-        match bytes[j] {
+    while let Some(&byte) = bytes.get(j) {
+        match byte {
             b'\\' => j += 2,
             b if b == quote => return j + 1,
             b'\n' => return j,
@@ -168,8 +168,8 @@ fn functions(action: &str) -> Vec<(usize, &'static str)> {
     let bytes = action.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
+    while let Some(&byte) = bytes.get(i) {
+        match byte {
             b'"' => i = skip_quoted(bytes, i, b'"'),
             b'`' => i = skip_raw(bytes, i),
             b'\'' => i = skip_quoted(bytes, i, b'\''),

@@ -762,6 +762,12 @@ annotations:
              apiextensions.k8s.io/v1/CustomResourceDefinition bucketclaims.objectstorage.k8s.io"
                 .into(),
         );
+        metadata.annotations.insert(
+            CLUSTER_READS_ANNOTATION.into(),
+            "v1/ConfigMap: data.version; \
+             apiextensions.k8s.io/v1/CustomResourceDefinition: metadata.name"
+                .into(),
+        );
         metadata.check().unwrap();
         assert_eq!(
             metadata.reads_by_name().unwrap(),

@@ -70,9 +70,8 @@ pub struct PolicyWiring {
 pub struct Wiring {
     pub context: String,
     pub captured_at: String,
-    /// The platform the cluster runs. Issue 49 names the Cozystack release
-    /// here and whether the bundle knows it; for now, the platform's
-    /// migration version.
+    /// The Cozystack release the cluster records, whether the bundle knows
+    /// it, and the platform's migration version.
     pub release: Line,
     /// The PolicyServer, its disruption budget, audit-scanner.
     pub cluster: Vec<Line>,
@@ -671,16 +670,14 @@ impl Wiring {
     pub fn read(snapshot: &Snapshot, policies: &[&str], release: &str) -> Self {
         let capture = snapshot.capture();
         let mut cluster_lines = Vec::new();
-        let release_line = match snapshot
+        let migration = match snapshot
             .objects_of_kind("", "ConfigMap")
             .find(|c| text(c, "/metadata/name") == "cozystack-version" && text(c, "/metadata/namespace") == "cozy-system")
         {
-            Some(found) => line(
-                Verdict::Note,
-                format!("the platform's migration version is {}", text(&found, "/data/version")),
-            ),
-            None => line(Verdict::Note, "the platform's version was not read (ConfigMap cozy-system/cozystack-version)"),
+            Some(found) => format!("its migration version is {}", text(&found, "/data/version")),
+            None => "its migration version was not read (ConfigMap cozy-system/cozystack-version)".to_owned(),
         };
+        let release_line = line(Verdict::Note, format!("{}; {migration}", snapshot.release_line()));
         let objects: Vec<Value> = snapshot
             .objects_of_kind("policies.kubewarden.io", "ClusterAdmissionPolicy")
             .filter(|p| {
@@ -754,7 +751,7 @@ impl Wiring {
                 Err(error) => PolicyWiring {
                     name: text(object, "/metadata/name").to_owned(),
                     mode: String::new(),
-                    lines: vec![line(Verdict::Fail, error.to_string())],
+                    lines: vec![line(Verdict::Fail, format!("{:#}", anyhow::Error::new(error)))],
                 },
             })
             .collect();

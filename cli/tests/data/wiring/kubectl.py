@@ -9,6 +9,7 @@ Go's text/template through Helm's SDK, the engine kubectl uses. A value
 kubectl's words for it; a resource it does not know is not served."""
 
 import json
+import re
 import os
 import sys
 
@@ -90,7 +91,9 @@ def main(args):
                 review["status"] = {"allowed": key in allowed}
                 output(review, form)
         return
-    resource = words[1]
+    # `deployments.v1.apps`, as the capture names a kind at one version, is
+    # `deployments.apps` to this cluster, which holds one version of each.
+    resource = re.sub(r"^([^.]+)\.v[0-9]+(?:(?:alpha|beta)[0-9]+)?(?=\.|$)", r"\1", words[1])
     name = words[2] if len(words) > 2 else None
     if name is not None:
         answer = CLUSTER["objects"].get(f"{resource}/{namespace}/{name}" if namespace else f"{resource}/{name}")

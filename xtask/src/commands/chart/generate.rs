@@ -914,6 +914,7 @@ mod tests {
                 ("configmaps", &["cozystack-version".to_owned()][..]),
                 ("secrets", &["cozy-backups-creds".to_owned(), "patch-containerd".to_owned()][..]),
                 ("customresourcedefinitions", &["bucketclaims.objectstorage.k8s.io".to_owned()][..]),
+                ("deployments", &["etcd-operator-controller-manager".to_owned()][..]),
             ]
         );
     }

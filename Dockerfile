@@ -1,6 +1,6 @@
 # The standalone `cozystack-policies check` for CI (docs/ci.md): the policy
 # modules are built and annotated, then embedded into the CLI (the two-stage
-# build, README: "Building the CLI"); the runtime image holds that one
+# build, CONTRIBUTING.md: "Building the CLI"); the runtime image holds that one
 # binary, runs as a non-root user and checks the manifests mounted at /work.
 #
 #   docker build -t cozystack-policies .

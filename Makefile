@@ -147,7 +147,7 @@ SOAK_SECONDS ?= 300
 
 soak: dist
 	SOAK_SECONDS=$(SOAK_SECONDS) $(LINT_ENV) $(CARGO) test $(CARGO_FLAGS) $(HOST) --test soak
-## The standalone CLI (README: "Building the CLI"): installed with dist/
+## The standalone CLI (CONTRIBUTING.md: "Building the CLI"): installed with dist/
 ## embedded, run from an empty directory. Relinks the CLI once.
 .PHONY: standalone
 standalone: dist
@@ -212,7 +212,7 @@ clean:
 	rm -rf dist
 
 ## Publishing: the OCI round trip, SBOMs, reproducibility, ArtifactHub
-## (README: "Publishing").
+## (CONTRIBUTING.md: "Publishing").
 .PHONY: registry sbom reproducible artifacthub
 REGISTRY_BIN := /usr/bin/docker-registry
 

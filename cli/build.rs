@@ -1,5 +1,5 @@
 //! Embeds the annotated modules of a release into the CLI, the second stage
-//! of the two-stage build (README: "Building the CLI").
+//! of the two-stage build (CONTRIBUTING.md: "Building the CLI").
 //!
 //! The first stage (`make dist`) builds the CLI without modules and lets it
 //! annotate cargo's wasm artifacts into `dist/`; annotating needs the CLI's

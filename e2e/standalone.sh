@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The standalone CLI end to end (README: "Building the CLI"): the binary
+# The standalone CLI end to end (CONTRIBUTING.md: "Building the CLI"): the binary
 # `cargo install` makes with the modules of dist/ embedded, run from an
 # empty directory with nothing but manifests, must judge them as the clone
 # does. The install reuses the workspace's target directory, so only the

@@ -84,10 +84,10 @@ impl RuleId {
     /// anchors each rule as `#rule-<rule>` (the README itself for an
     /// unknown rule), under `home`, the policy's home page (its metadata's
     /// `io.kubewarden.policy.url`); the project's README for a policy
-    /// without one, and for `check`'s own rules.
+    /// without one; the reference of `check` (docs/ci.md) for its own rules.
     pub fn url(&self, home: Option<&str>) -> String {
         if self.policy == CHECK {
-            return format!("{HOME}/blob/main/README.md#checking-your-own-manifests");
+            return format!("{HOME}/blob/main/docs/ci.md#checking-your-own-manifests");
         }
         let readme = match home {
             Some(home) => format!(
@@ -411,7 +411,7 @@ mod tests {
         assert!(
             RuleId::new(CHECK, "unresolved-variable")
                 .url(home)
-                .ends_with("README.md#checking-your-own-manifests")
+                .ends_with("docs/ci.md#checking-your-own-manifests")
         );
     }
 

@@ -36,7 +36,7 @@
 //!   policy-server at start-up: `start-up/*` of the policy_server suite).
 //! - `install/…`: the Flux HelmRelease and the Cozystack PackageSource and
 //!   Package of `charts/install/`, typed, pointing at the published chart,
-//!   their values rendered by Helm, and shown verbatim in the README.
+//!   their values rendered by Helm, and shown verbatim in docs/install.md.
 //! - `policy-server/every-value`: policy-server started with exactly the
 //!   `every-value` rendering's policies: each policy in the mode the values
 //!   gave it, with the settings they gave it.
@@ -445,7 +445,7 @@ fn enabled(values: &Value, policy: &str) -> bool {
         .unwrap_or(true)
 }
 
-/// A field of a Flux or Cozystack object the README's manifests use.
+/// A field of a Flux or Cozystack object docs/install.md's manifests use.
 fn field<'v>(value: &'v Value, pointer: &str) -> Result<&'v Value, String> {
     value
         .pointer(pointer)

@@ -1,5 +1,5 @@
 //! The installed CLI (`make standalone`: `cargo install` with dist/
-//! embedded, README "Building the CLI") over its three inputs in every
+//! embedded, CONTRIBUTING.md "Building the CLI") over its three inputs in every
 //! output format. Run by name only (`test = false`): e2e/standalone.sh
 //! installs the binary, then runs `cargo test --test standalone`.
 //!
@@ -160,7 +160,7 @@ const CLASS_CHANGED: (&str, &str, &str) = (
 );
 const DOWNGRADE: (&str, &str, &str) = ("chart-render/version-downgrade", "warning", "spec.version");
 
-/// The SARIF artifact URI the README promises: relative, no `./`, `<` and
+/// The SARIF artifact URI docs/ci.md promises: relative, no `./`, `<` and
 /// `>` escaped.
 fn uri(file: &str) -> String {
     file.strip_prefix("./")

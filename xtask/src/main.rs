@@ -2,7 +2,7 @@
 //! out of the users' CLI (cargo's xtask convention): annotating dist/, the
 //! benchmarks, the files generated from the policies (the chart's, Artifact
 //! Hub's), a starting manifest for a new policy, and one case run by hand.
-//! The Makefile runs them; the README's "Development" section names them.
+//! The Makefile runs them; CONTRIBUTING.md's "Development" section names them.
 //!
 //! Each task is a folder under `commands/` with its arguments and its
 //! `run`, listed once in [`commands`].

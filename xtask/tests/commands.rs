@@ -1,5 +1,5 @@
-//! Adding a subcommand is one folder and one line (README: "Adding a
-//! subcommand"), in the users' CLI (`cli/`) and in the team's tasks
+//! Adding a subcommand is one folder and one line (CONTRIBUTING.md:
+//! "Adding a subcommand"), in the users' CLI (`cli/`) and in the team's tasks
 //! (`xtask/`) alike: a folder `src/commands/<name>/` with its `Args` and
 //! `run`, and its name in the `commands!` list of `src/commands/mod.rs`,
 //! which declares the module, the clap subcommand and the dispatch. This

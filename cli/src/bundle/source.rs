@@ -1,8 +1,8 @@
 //! Where `check` takes its modules from, first match wins: the `--policy`
 //! arguments, a `--dist` directory named on the command line (in a clone,
 //! the module of every policy of its workspace; elsewhere, every module the
-//! directory holds), the modules embedded at build time (README: "Building
-//! the CLI"), `dist/` of the clone the command runs in.
+//! directory holds), the modules embedded at build time (CONTRIBUTING.md:
+//! "Building the CLI"), `dist/` of the clone the command runs in.
 
 use std::path::{Path, PathBuf};
 
@@ -60,7 +60,7 @@ pub fn load(request: &Request) -> Result<Vec<PolicyModule>> {
             "this cozystack-policies carries no embedded modules (it was built without \
              COZYSTACK_POLICIES_DIST) and {} is not a clone of the repository: pass \
              --policy with module files or registry:// references, or use a released \
-             binary (README: \"Building the CLI\")",
+             binary (CONTRIBUTING.md: \"Building the CLI\")",
             request.root.display()
         );
     }

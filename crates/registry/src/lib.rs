@@ -165,8 +165,8 @@ mod tests {
     }
 
     /// Adding a policy is its folder, its line in the workspace's members
-    /// and its line in crates/registry/linked/Cargo.toml (README: "Adding a
-    /// policy"): the members list every policy, and no manifest but the
+    /// and its line in crates/registry/linked/Cargo.toml (CONTRIBUTING.md:
+    /// "Adding a policy"): the members list every policy, and no manifest but the
     /// linked registry's (and a policy's own helper crates) depends on a
     /// policy crate, so no other list of policies is kept by hand.
     #[test]

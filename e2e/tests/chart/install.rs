@@ -1,6 +1,6 @@
 //! `install/…`: the Flux HelmRelease and the Cozystack PackageSource and
 //! Package of `charts/install/`, typed, pointing at the published chart,
-//! their values rendered by Helm, and shown verbatim in the README.
+//! their values rendered by Helm, and shown verbatim in docs/install.md.
 
 use e2e::helm::{Helm, Render, Rendered};
 use libtest_mimic::Failed;
@@ -107,19 +107,19 @@ pub(crate) fn check_oci_repository(
     Ok(())
 }
 
-/// The README's Flux and Cozystack manifests (`charts/install/<file>.yaml`)
+/// The Flux and Cozystack manifests of docs/install.md (`charts/install/<file>.yaml`)
 /// are typed, point at the published chart, and their values render.
 pub(crate) fn install(helm: &Helm, bundle: &Bundle, file: &str) -> Result<(), Failed> {
     let path = format!("charts/install/{file}.yaml");
     let written = read(&path)?;
-    let readme = read("README.md")?;
+    let page = read("docs/install.md")?;
     let body = written
         .lines()
         .filter(|l| !l.starts_with('#'))
         .collect::<Vec<_>>()
         .join("\n");
-    if !readme.contains(body.trim()) {
-        return Err(format!("README.md does not show {path} as it is").into());
+    if !page.contains(body.trim()) {
+        return Err(format!("docs/install.md does not show {path} as it is").into());
     }
     let documents = e2e::manifests::documents(&written)?;
     let by_kind = |kind: &str| {

@@ -22,7 +22,7 @@
 //! - `shapes/discovery-failed`: a group version whose discovery failed
 //!   (listed without kinds: an aggregated API not answering) stays audited;
 //! - `shapes/matrix-in-the-docs`: the matrix below the marker in
-//!   docs/chart.md is this run's (`UPDATE_DOCS=1` rewrites it).
+//!   docs/install.md is this run's (`UPDATE_DOCS=1` rewrites it).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -396,7 +396,7 @@ fn discovery_failed(helm: &Helm, shapes: &[Shape]) -> Result<(), Failed> {
     }
 }
 
-/// The matrix as docs/chart.md shows it.
+/// The matrix as docs/install.md shows it.
 fn matrix(rows: &BTreeMap<String, BTreeMap<String, String>>, shapes: &[Shape]) -> String {
     let policies: Vec<&String> = rows
         .values()
@@ -428,10 +428,10 @@ fn matrix_in_the_docs(
     rows: &BTreeMap<String, BTreeMap<String, String>>,
     shapes: &[Shape],
 ) -> Result<(), Failed> {
-    let path = e2e::root().join("docs/chart.md");
+    let path = e2e::root().join("docs/install.md");
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let (Some(begin), Some(end)) = (text.find(MATRIX_BEGIN), text.find(MATRIX_END)) else {
-        return Err(format!("docs/chart.md has no {MATRIX_BEGIN} ... {MATRIX_END}").into());
+        return Err(format!("docs/install.md has no {MATRIX_BEGIN} ... {MATRIX_END}").into());
     };
     let table = format!("{MATRIX_BEGIN}\n{}{MATRIX_END}", matrix(rows, shapes));
     let current = text.get(begin..end + MATRIX_END.len()).unwrap_or_default();
@@ -447,7 +447,7 @@ fn matrix_in_the_docs(
         std::fs::write(&path, updated).map_err(|e| format!("{}: {e}", path.display()))?;
         return Ok(());
     }
-    Err("docs/chart.md's matrix is not this run's: run the chart suite with UPDATE_DOCS=1".into())
+    Err("docs/install.md's matrix is not this run's: run the chart suite with UPDATE_DOCS=1".into())
 }
 
 /// Every trial of the matrix: one Helm run renders every shape.

@@ -114,8 +114,12 @@ def go_template(template: str, obj: Any) -> str:
         chart = Path(scratch) / "go-template"
         (chart / "templates").mkdir(parents=True)
         (chart / "Chart.yaml").write_text("apiVersion: v2\nname: go-template\nversion: 0.1.0\n")
+        # The template is a file of its own, executed by its name with the
+        # object as its dot: its `define`s stay at the top level, where Go
+        # allows them, and its text is kept as kubectl keeps it.
+        (chart / "templates" / "_object.tpl").write_text(template)
         (chart / "templates" / "object.txt").write_text(
-            "{{- with .Values.object -}}" + template + "{{- end -}}"
+            '{{- template "go-template/templates/_object.tpl" .Values.object -}}'
         )
         with load(chart) as loaded:
             rendered = render(loaded, {"object": obj}, name="t", namespace="t")

@@ -10,8 +10,8 @@
 //! each `use` and each path in the code (`crate::x::f()`,
 //! `super::y::T`) is an edge from the module that writes it to the module
 //! that holds what it names. An edge between two modules counts for the two
-//! siblings under their nearest common parent (`commands::check::sarif` →
-//! `checklist` is `commands` → `checklist` at the crate's top), so a circle
+//! siblings under their nearest common parent (`commands::report::since` →
+//! `finding` is `commands` → `finding` at the crate's top), so a circle
 //! through nested modules is still found. A module's use of its own parent or
 //! children is the tree itself, not a circle. Paths inside macro calls are
 //! not read (`format!`, `assert!`): they name values, not modules.
@@ -356,8 +356,9 @@ fn no_crate_has_a_circle_among_its_modules() {
     // The subcommands' folders, declared by `commands!`, are read too.
     let cli = Crate::read(&root().join("cli/src/main.rs"));
     for module in [
-        ["commands", "check", "sarif"],
+        ["commands", "snapshot_command", "script"],
         ["commands", "report", "since"],
+        ["engine", "sarif"],
     ] {
         let module: ModulePath = module.iter().map(ToString::to_string).collect();
         assert!(cli.modules.contains_key(&module), "{module:?} not read");

@@ -33,12 +33,7 @@ def output(obj, form):
         from cozystack_oracle import sdk
 
         template = form[len("go-template="):]
-        text = sdk.go_template(template, obj)
-        # sdk.go_template runs the template inside `{{- with }}...{{- end }}`,
-        # which trims the whitespace around it; kubectl prints it as it is.
-        if template.endswith("\n") and not text.endswith("\n"):
-            text += "\n"
-        sys.stdout.write(text)
+        sys.stdout.write(sdk.go_template(template, obj))
     elif form.startswith("jsonpath="):
         value = obj
         for key in form[len("jsonpath="):].strip("{}").strip(".").split("."):

@@ -356,9 +356,9 @@ fn no_crate_has_a_circle_among_its_modules() {
     // The subcommands' folders, declared by `commands!`, are read too.
     let cli = Crate::read(&root().join("cli/src/main.rs"));
     for module in [
-        ["commands", "snapshot_command", "script"],
-        ["commands", "report", "since"],
-        ["engine", "sarif"],
+        &["commands", "snapshot_command", "script"][..],
+        &["commands", "report", "since"],
+        &["engine", "sarif"],
     ] {
         let module: ModulePath = module.iter().map(ToString::to_string).collect();
         assert!(cli.modules.contains_key(&module), "{module:?} not read");

@@ -83,21 +83,20 @@ struct Paths {
 impl Paths {
     fn resolve(&mut self, segments: &[String]) {
         let mut at = self.module.clone();
-        let mut rest = segments;
-        match rest.first().map(String::as_str) {
+        let mut rest = segments.iter().peekable();
+        match rest.peek().map(|s| s.as_str()) {
             Some("crate") => {
                 at.clear();
-                rest = &rest[1..];
+                rest.next();
             }
             Some("super") => {
-                while rest.first().is_some_and(|s| s == "super") {
+                while rest.next_if(|s| *s == "super").is_some() {
                     at.pop();
-                    rest = &rest[1..];
                 }
             }
             _ => return,
         }
-        at.extend(rest.iter().take(2).cloned());
+        at.extend(rest.take(2).cloned());
         self.named.push(at);
     }
 

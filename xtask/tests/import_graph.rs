@@ -375,14 +375,14 @@ fn no_crate_has_a_circle_among_its_modules() {
                 .map(|((a, b), files)| {
                     let files: Vec<String> = files
                         .iter()
-                        .map(|f| f.strip_prefix(&root()).unwrap_or(f).display().to_string())
+                        .map(|f| f.strip_prefix(root()).unwrap_or(f).display().to_string())
                         .collect();
                     format!("{} → {} ({})", name(a), name(b), files.join(", "))
                 })
                 .collect();
             found.push(format!(
                 "{}: {}",
-                file.strip_prefix(&root()).unwrap().display(),
+                file.strip_prefix(root()).unwrap().display(),
                 through.join("; ")
             ));
         }

@@ -126,7 +126,7 @@ impl Bundle {
     /// by the release the cluster records, and values-schema by the
     /// cluster's ApplicationDefinitions (`cozystackVersion: cluster`): what
     /// a snapshot answers.
-    pub fn from_cluster(self) -> Self {
+    pub fn at_cluster_release(self) -> Self {
         self.with_version(None, release::FROM_CLUSTER)
     }
 

@@ -107,7 +107,7 @@ pub fn run(root: &Path, args: Args) -> Result<ExitCode> {
         bundle = checklist::configure(bundle);
     }
     if !cluster.is_empty() {
-        bundle = bundle.from_cluster();
+        bundle = bundle.at_cluster_release();
     }
     let paths: Vec<PathBuf> = paths
         .iter()

@@ -211,7 +211,7 @@ fn results(snapshot: &Snapshot, unique: &str) -> BTreeMap<String, usize> {
     let mut counts = BTreeMap::new();
     for (api_version, kind) in REPORTS {
         for report in snapshot.objects_of(api_version, kind) {
-            for result in report["results"].as_array().into_iter().flatten() {
+            for result in report.get("results").and_then(Value::as_array).into_iter().flatten() {
                 if text(result, "/policy") == unique {
                     *counts.entry(text(result, "/result").to_owned()).or_default() += 1;
                 }
@@ -454,7 +454,7 @@ fn policy_lines(object: &Value, policy: &Policy, context: &Context<'_>) -> Vec<L
         Some(webhook) => {
             let mut resources = BTreeSet::new();
             let mut operations = BTreeSet::new();
-            for hook in webhook["webhooks"].as_array().into_iter().flatten() {
+            for hook in webhook.get("webhooks").and_then(Value::as_array).into_iter().flatten() {
                 for rule in hook["rules"].as_array().into_iter().flatten() {
                     for r in rule["resources"].as_array().into_iter().flatten() {
                         resources.insert(r.as_str().unwrap_or_default().to_owned());

@@ -94,11 +94,8 @@ fn paragraphs(attrs: &[syn::Attribute]) -> Vec<String> {
     for line in lines {
         let line = line.trim();
         match paragraphs.last_mut() {
-            Some(last) if line.is_empty() => {
-                if !last.is_empty() {
-                    paragraphs.push(String::new());
-                }
-            }
+            Some(last) if line.is_empty() && !last.is_empty() => paragraphs.push(String::new()),
+            Some(_) if line.is_empty() => {}
             Some(last) => {
                 if !last.is_empty() {
                     last.push(' ');

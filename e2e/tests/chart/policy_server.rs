@@ -9,9 +9,10 @@ use e2e::manifests::Object;
 use e2e::policy_server::{PolicyMode, PolicyServer, ServerConfig, admission_review};
 use e2e::rbac::{Account, Grant};
 use libtest_mimic::Failed;
+use serde_json::Value;
 use testkit::case::{ExpectedResult, Runner};
 
-use crate::rbac::{grant, rendered_rbac, show_grants};
+use crate::rbac::{audit_scanner, grant, rendered_rbac, show_grants};
 use crate::{Bundle, Rendering, enabled, objects, policies_in, text};
 
 /// The PolicyServer exists, runs as a service account that may read what

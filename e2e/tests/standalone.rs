@@ -769,7 +769,9 @@ fn shell_words(line: &str) -> Vec<String> {
 }
 
 /// A snapshot whose capture record says every read `snapshot-command`
-/// makes was answered, and which holds one replicated (DRBD) class.
+/// makes was answered, and which holds one replicated (DRBD) class, the
+/// operator's Deployment of v1.6.2 and the ApplicationDefinitions of
+/// Kubernetes and Postgres.
 fn empty_cluster(runner: &Runner, dir: &Path) -> Value {
     let (code, block, err) = runner.run(&["snapshot-command"], dir, None);
     assert_eq!(code, 0, "snapshot-command: {err}");
@@ -793,10 +795,28 @@ fn empty_cluster(runner: &Runner, dir: &Path) -> Value {
     let replicated = json!({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
         "metadata": {"name": "replicated"}, "provisioner": "linstor.csi.linbit.com",
         "parameters": {"linstor.csi.linbit.com/layerList": "drbd storage"}});
+    // What every Cozystack cluster records: its release, on the operator's
+    // Deployment, and the ApplicationDefinitions of the kinds the change
+    // holds (v1.6.2's, from the fact base).
+    let operator = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "cozystack-operator", "namespace": "cozy-system"},
+        "spec": {"template": {"spec": {"containers": [{"name": "cozystack-operator",
+            "image": "ghcr.io/cozystack/cozystack/cozystack-operator:v1.6.2"}]}}}});
+    let definitions = ["kubernetes", "postgres"].map(|app| {
+        let path = e2e::root()
+            .join("../shared/data/cozystack-v1.6.2/application-definitions")
+            .join(format!("{app}.yaml"));
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        serde_saphyr::from_str::<Value>(&text).unwrap()
+    });
     let record = json!({"apiVersion": "cozystack-policies.io/v1alpha1", "kind": "SnapshotCapture",
         "metadata": {"name": "snapshot"}, "context": "standalone",
         "capturedAt": "2026-12-05T00:00:00Z", "reads": reads});
-    json!({"apiVersion": "v1", "kind": "List", "items": [replicated, record]})
+    let mut items = vec![replicated, operator];
+    items.extend(definitions);
+    items.push(record);
+    json!({"apiVersion": "v1", "kind": "List", "items": items})
 }
 
 /// The installed binary e2e/standalone.sh names.
@@ -903,7 +923,7 @@ fn the_installed_cli_checks_a_directory_standard_input_and_a_git_diff_in_every_f
     // (without one, upgrade-gate says it did not read the registry mirrors
     // and the worker disks' class of each new Kubernetes). The snapshot
     // records every read the capture block makes as captured: a cluster
-    // holding one replicated class and nothing else.
+    // holding one replicated class, its release and the two kinds' definitions.
     let dir = runner.empty_dir();
     runner.git_change(&dir);
     let snapshot = runner.scratch.join("empty-cluster.json");

@@ -160,8 +160,8 @@ pub(crate) fn refuses_mistakes(helm: &Helm) -> Result<(), Failed> {
             "/policies/values-schema/timeoutEvalSeconds",
         ),
         (
-            json!({"policies": {"values-schema": {"timeoutEvalSeconds": 6}}}),
-            "/policies/values-schema/timeoutEvalSeconds",
+            json!({"policies": {"no-delete": {"timeoutEvalSeconds": 6}}}),
+            "/policies/no-delete/timeoutEvalSeconds",
         ),
         (
             json!({"policies": {"upgrade-gate": {"timeoutEvalSeconds": 11}}}),

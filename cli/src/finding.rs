@@ -192,11 +192,7 @@ pub struct Object {
 impl Object {
     /// `Kind namespace/name`, or `Kind name` for a cluster-scoped object.
     pub fn label(&self) -> String {
-        if self.namespace.is_empty() {
-            format!("{} {}", self.kind, self.name)
-        } else {
-            format!("{} {}/{}", self.kind, self.namespace, self.name)
-        }
+        shared::request::describe(&self.kind, &self.namespace, &self.name)
     }
 }
 

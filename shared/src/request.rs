@@ -408,11 +408,17 @@ impl<'a> Request<'a> {
 
     /// `Kind namespace/name` for messages.
     pub fn describe(&self) -> String {
-        if self.namespace.is_empty() {
-            format!("{} {}", self.kind, self.name)
-        } else {
-            format!("{} {}/{}", self.kind, self.namespace, self.name)
-        }
+        describe(&self.kind, &self.namespace, &self.name)
+    }
+}
+
+/// `Kind namespace/name`, or `Kind name` when `namespace` is empty: how every
+/// message and report names an object.
+pub fn describe(kind: &str, namespace: &str, name: &str) -> String {
+    if namespace.is_empty() {
+        format!("{kind} {name}")
+    } else {
+        format!("{kind} {namespace}/{name}")
     }
 }
 

@@ -103,11 +103,7 @@ pub struct Item {
 impl Item {
     /// `Kind namespace/name`.
     pub fn object(&self) -> String {
-        if self.namespace.is_empty() {
-            format!("{} {}", self.kind, self.name)
-        } else {
-            format!("{} {}/{}", self.kind, self.namespace, self.name)
-        }
+        shared::request::describe(&self.kind, &self.namespace, &self.name)
     }
 
     /// `field: message`, or the message alone (as [`Finding::text`]).

@@ -87,11 +87,7 @@ impl ObjectKey {
 
     /// `Kind namespace/name` for output.
     pub fn describe(&self) -> String {
-        if self.namespace.is_empty() {
-            format!("{} {}", self.kind, self.name)
-        } else {
-            format!("{} {}/{}", self.kind, self.namespace, self.name)
-        }
+        shared::request::describe(&self.kind, &self.namespace, &self.name)
     }
 
     pub fn api_version(&self) -> String {

@@ -110,6 +110,16 @@ pub fn probe(fact: Fact, tree: &Tree, facts: &Facts) -> Result<bool, String> {
         Fact::MaxUnhealthy => {
             cluster_fails("must be a bare integer (e.g. 0, 1) or an integer percentage")
         }
+        // `_helpers.tpl`: `%s must be a whole number of s, m or h (e.g.
+        // 30m, 1h30m), got %q` (kubernetes.positiveDuration).
+        Fact::PositiveDuration => facts.sites.iter().any(|site| {
+            site.chart == "apps/kubernetes"
+                && site.call == "fail"
+                && site.message.contains("must be a whole number of s, m or h")
+        }),
+        // `cluster.yaml`: `nodeGroup %s: podCpuLimit cannot be combined with
+        // instanceType sizing…`.
+        Fact::PodCpu => cluster_fails("podCpuLimit cannot be combined with instanceType sizing"),
         // The Kubernetes chart's `values.schema.json` declares `oidc`.
         Fact::Oidc => {
             let schema = tree
@@ -250,8 +260,16 @@ mod tests {
         assert!(v154.has(Fact::Md0Default) && v154.has(Fact::NodeGroupResources));
         assert!(!v154.has(Fact::Oidc) && !v154.has(Fact::MaxUnhealthy));
         assert!(!v162.has(Fact::Md0Default));
-        for fact in Fact::ALL.iter().filter(|f| **f != Fact::Md0Default) {
+        for fact in Fact::ALL
+            .iter()
+            .filter(|f| !matches!(f, Fact::Md0Default | Fact::PositiveDuration | Fact::PodCpu))
+        {
             assert!(v162.has(*fact), "{fact:?}");
+        }
+        assert!(!v162.has(Fact::PositiveDuration) && !v162.has(Fact::PodCpu));
+        if let Some(candidate) = data("main-3c780acd") {
+            let candidate = read(&candidate).unwrap();
+            assert!(candidate.has(Fact::PositiveDuration) && candidate.has(Fact::PodCpu));
         }
         assert_eq!(v154.kubernetes.first().map(String::as_str), Some("v1.30"));
         assert_eq!(v162.kubernetes.first().map(String::as_str), Some("v1.31"));

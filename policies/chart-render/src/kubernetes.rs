@@ -4,8 +4,12 @@
 //! What differs between releases is read from the release's charts
 //! ([`release::Fact`], the keys of `files/versions.yaml`).
 
+use std::cmp::Ordering;
+
 use release::{Fact, Release};
 use shared::{Field, FieldError, FieldPath, Value};
+use sprig::cozy_lib::to_decimal;
+use sprig::decimal::Decimal;
 
 use shared::Findings;
 
@@ -101,6 +105,94 @@ pub fn check(spec: &Field<'_>, release: Release, out: &mut Findings) {
     if release.has(Fact::ApiServerVolumes) {
         skip_wrong_types(extra_volumes(spec, out));
     }
+    // Once per node group, and there is always one (the implicit md0).
+    if release.has(Fact::PositiveDuration) {
+        durations(spec, CLUSTER_DURATIONS, out);
+    }
+}
+
+/// A ComputePlane (`extra/computeplane/templates/cluster.yaml` 42–52 of
+/// v1.7.0-rc.3c780acd): node groups none of which has role ingress-nginx
+/// and `maxReplicas >= 1`, which the chart refuses (the module turns
+/// ingress-nginx on). Without node groups it renders.
+pub fn compute_plane(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldError> {
+    let Some(groups) = groups(spec)? else {
+        return Ok(());
+    };
+    if !groups
+        .iter()
+        .any(|group| group.max >= 1 && group.roles.contains(&INGRESS_ROLE))
+    {
+        out.add(
+            crate::rules::COMPUTEPLANE_WITHOUT_INGRESS,
+            spec.field("nodeGroups")?.path(),
+            "no node group has role ingress-nginx and maxReplicas >= 1, which a ComputePlane needs (it turns \
+             ingress-nginx on; the chart fails to render). Add ingress-nginx to the roles of a node group.",
+        );
+    }
+    Ok(())
+}
+
+/// The durations of a Kubernetes that `kubernetes.positiveDuration` checks:
+/// the autoscaler's annotation of each worker MachineDeployment and the
+/// timeouts of each group's MachineHealthCheck, implicit md0 included (`cluster.yaml` 838, 953, 956
+/// of v1.7.0-rc.3c780acd).
+const CLUSTER_DURATIONS: [&str; 3] = [
+    "maxNodeProvisionTime",
+    "nodeHealthCheck.readyUnknownTimeout",
+    "nodeHealthCheck.readyFalseTimeout",
+];
+
+/// The same durations of a KubernetesNodes pool (`nodegroup.yaml` 491, 598,
+/// 601 of v1.7.0-rc.3c780acd).
+const POOL_DURATIONS: [&str; 3] = [
+    "maxNodeProvisionTime",
+    "readyUnknownTimeout",
+    "readyFalseTimeout",
+];
+
+/// `kubernetes.positiveDuration` (`apps/kubernetes/templates/_helpers.tpl`,
+/// [`Fact::PositiveDuration`]) over each of `paths` that holds a string; a
+/// value of another type is values-schema's.
+fn durations(spec: &Field<'_>, paths: [&str; 3], out: &mut Findings) {
+    for path in paths {
+        let Ok(field) = spec.at(path) else {
+            continue;
+        };
+        if let Ok(Some(value)) = field.string()
+            && !is_positive_duration(value)
+        {
+            let path = field.path();
+            let source = path.to_string();
+            let source = source.strip_prefix("spec.").unwrap_or(&source);
+            let message = format!(
+                "{source} must be a whole number of s, m or h (e.g. 30m, 1h30m), got {value:?} (the chart fails \
+                 to render)."
+            );
+            out.add(crate::rules::DURATION_FORMAT, path, message);
+        }
+    }
+}
+
+/// Whether `value` matches `kubernetes.positiveDuration`'s
+/// `^[1-9][0-9]{0,4}[smh]([0-9]{1,5}[smh]){0,2}$`: one to three segments of
+/// one to five digits and a unit, the first not starting with 0.
+fn is_positive_duration(value: &str) -> bool {
+    let mut rest = value.as_bytes();
+    let mut segments = 0;
+    while let Some(&first) = rest.first() {
+        let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        let unit = rest.get(digits).copied();
+        if !(1..=5).contains(&digits)
+            || (segments == 0 && first == b'0')
+            || !matches!(unit, Some(b's' | b'm' | b'h'))
+        {
+            return false;
+        }
+        rest = rest.get(digits + 1..).unwrap_or_default();
+        segments += 1;
+    }
+    (1..=3).contains(&segments)
 }
 
 /// `_versions.tpl` and the Talos matrix of `cluster.yaml` for versions this
@@ -436,6 +528,9 @@ fn node_group(
     if sized_skips_lookup {
         skip_wrong_types(half_set_resources(name, group, default_instance_type, out));
     }
+    if release.has(Fact::PodCpu) {
+        skip_wrong_types(pod_cpu(name, group, default_instance_type, out));
+    }
     skip_wrong_types(crate::instance_types::node_group(
         group,
         default_instance_type,
@@ -458,6 +553,101 @@ fn node_group(
     Ok(())
 }
 
+/// `$group.instanceType` as the templates test it: the key's truthiness, or
+/// `default_instance_type` when the key is absent.
+fn has_instance_type(group: &Field<'_>, default_instance_type: &str) -> Result<bool, FieldError> {
+    let instance_type = group.field("instanceType")?;
+    Ok(if instance_type.is_present() {
+        truthy(instance_type.json())
+    } else {
+        !default_instance_type.is_empty()
+    })
+}
+
+/// `podCpuLimit` and `podCpuRequest` ([`Fact::PodCpu`]; `cluster.yaml`
+/// 574–629, `kubernetes-nodes/templates/nodegroup.yaml` 234–289 of
+/// v1.7.0-rc.3c780acd): neither on a group its instance type sizes, neither
+/// negative, a zero limit only beside a request, a zero request only beside
+/// a zero limit, the request at most the limit. Each is present unless
+/// absent or null, and compared as `cozy-lib.resources.toFloat` reads it.
+fn pod_cpu(
+    name: &str,
+    group: &Field<'_>,
+    default_instance_type: &str,
+    out: &mut Findings,
+) -> Result<(), FieldError> {
+    let [limit, request] = group.members(["podCpuLimit", "podCpuRequest"])?;
+    let (limit_cpu, request_cpu) = (cpu(&limit), cpu(&request));
+    let [cpu_set, memory_set] = group.at("resources")?.members(["cpu", "memory"])?;
+    let typed = has_instance_type(group, default_instance_type)?
+        && !(truthy(cpu_set.json()) && truthy(memory_set.json()));
+    let mut fails = |field: &Field<'_>, problem: String| {
+        out.add(
+            crate::rules::POD_CPU,
+            field.path(),
+            format!("nodeGroup {name}: {problem} (the chart fails to render)."),
+        );
+    };
+    let zero = |value: Decimal| value.compare(Decimal::int(0));
+    let pair = [
+        ("podCpuLimit", &limit, limit_cpu),
+        ("podCpuRequest", &request, request_cpu),
+    ];
+    let present = |field: &Field<'_>| !matches!(field.json(), None | Some(Value::Null));
+    for (key, field, value) in pair {
+        if typed && present(field) {
+            fails(
+                field,
+                format!(
+                    "{key} cannot be combined with instanceType sizing, which KubeVirt refuses; set both \
+                     resources.cpu and resources.memory, or drop {key}"
+                ),
+            );
+        }
+        if value.and_then(zero) == Some(Ordering::Less) {
+            fails(field, format!("{key} must not be negative"));
+        }
+    }
+    match (limit_cpu, request_cpu) {
+        (Some(limit_cpu), _) if !present(&request) && zero(limit_cpu) == Some(Ordering::Equal) => {
+            fails(
+                &limit,
+                "podCpuLimit 0 needs podCpuRequest 0 beside it, or the worker's Pod is refused"
+                    .to_owned(),
+            )
+        }
+        (Some(limit_cpu), Some(request_cpu)) => {
+            if zero(request_cpu) == Some(Ordering::Equal)
+                && zero(limit_cpu) != Some(Ordering::Equal)
+            {
+                fails(
+                    &request,
+                    "podCpuRequest 0 beside a podCpuLimit becomes the limit in KubeVirt; give it a non-zero \
+                     value, or drop it"
+                        .to_owned(),
+                );
+            }
+            if request_cpu.compare(limit_cpu) == Some(Ordering::Greater) {
+                fails(&request, "podCpuRequest exceeds podCpuLimit".to_owned());
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// A CPU quantity as `cozy-lib.resources.toFloat` reads it, exactly (the
+/// floats it compares order as these do: [`to_decimal`]); `None` when
+/// absent or null, of a type the schema refuses (values-schema's), or where
+/// no float holds it exactly.
+fn cpu(field: &Field<'_>) -> Option<Decimal> {
+    match field.json()? {
+        Value::Number(number) => number.as_i64().map(Decimal::int),
+        Value::String(text) => to_decimal(text),
+        _ => None,
+    }
+}
+
 /// `cluster.yaml` (525), `kubernetes-nodes/templates/nodegroup.yaml`
 /// (182): one of `resources.cpu`, `resources.memory` with an instance type
 /// (`default_instance_type` when the key is absent).
@@ -467,12 +657,7 @@ fn half_set_resources(
     default_instance_type: &str,
     out: &mut Findings,
 ) -> Result<(), FieldError> {
-    let instance_type = group.field("instanceType")?;
-    let instance_type = if instance_type.is_present() {
-        truthy(instance_type.json())
-    } else {
-        !default_instance_type.is_empty()
-    };
+    let instance_type = has_instance_type(group, default_instance_type)?;
     let resources = group.field("resources")?;
     let [cpu, memory] = resources.members(["cpu", "memory"])?;
     let (cpu, memory) = (truthy(cpu.json()), truthy(memory.json()));
@@ -495,9 +680,10 @@ const NODES_INSTANCE_TYPE: &str = "u1.medium";
 
 /// A KubernetesNodes pool (`apps/kubernetes-nodes/templates/nodegroup.yaml`,
 /// the node-group code of `cluster.yaml` over the pool's own values):
-/// half-set resources, kubelet reservations and `maxUnhealthy`. `pool` is
+/// half-set resources, kubelet reservations, `maxUnhealthy` and the
+/// durations ([`Fact::PositiveDuration`]). `pool` is
 /// the pool's name as the messages call it.
-pub fn nodes_pool(spec: &Field<'_>, pool: &str, out: &mut Findings) {
+pub fn nodes_pool(spec: &Field<'_>, pool: &str, release: Release, out: &mut Findings) {
     skip_wrong_types(half_set_resources(pool, spec, NODES_INSTANCE_TYPE, out));
     skip_wrong_types(crate::instance_types::node_group(
         spec,
@@ -507,6 +693,12 @@ pub fn nodes_pool(spec: &Field<'_>, pool: &str, out: &mut Findings) {
     ));
     skip_wrong_types(kubelet::check(pool, spec, NODES_INSTANCE_TYPE, out));
     skip_wrong_types(nodes_max_unhealthy(spec, out));
+    if release.has(Fact::PodCpu) {
+        skip_wrong_types(pod_cpu(pool, spec, NODES_INSTANCE_TYPE, out));
+    }
+    if release.has(Fact::PositiveDuration) {
+        durations(spec, POOL_DURATIONS, out);
+    }
 }
 
 /// `nodegroup.yaml` (473, 479): the pool's `maxUnhealthy` (default `50%`).
@@ -622,13 +814,13 @@ pub fn extra_volumes(spec: &Field<'_>, out: &mut Findings) -> Result<(), FieldEr
                 ),
             );
         }
-        let mut sources: Vec<&str> = volume
+        // In key order: an object's entries come so (serde_json's map).
+        let sources: Vec<&str> = volume
             .entries()?
             .into_iter()
             .filter(|(key, field)| *key != "name" && field.is_present())
             .map(|(key, _)| key)
             .collect();
-        sources.sort_unstable();
         if sources.len() != 1 {
             out.add(
                 crate::rules::EXTRA_VOLUMES,
@@ -711,6 +903,21 @@ mod tests {
         }
         for bad in ["", "%", "50.5%", "-1", "50 %", "x"] {
             assert!(!is_max_unhealthy(bad), "{bad}");
+        }
+    }
+
+    /// The values the chart's regular expression takes and refuses (held to
+    /// Helm by the oracle's name probes and the cases).
+    #[test]
+    fn positive_duration_values() {
+        for ok in ["30m", "1h30m", "20m0s", "1h0m0s", "99999s", "5m00000s"] {
+            assert!(is_positive_duration(ok), "{ok}");
+        }
+        for bad in [
+            "", "30", "0m", "05m", "-5m", "1.5h", "100000s", "1h1m1s1s", "1d", "30M", "30m\n",
+            " 30m", "1h 30m", "m",
+        ] {
+            assert!(!is_positive_duration(bad), "{bad}");
         }
     }
 }

@@ -117,12 +117,13 @@ fn findings(
             ));
             skip_wrong_types(names::kubernetes_nodes(spec, name, &mut out));
             names::nodes_md0(&names::pool_name(spec, name), &mut out);
-            kubernetes::nodes_pool(spec, &names::pool_name(spec, name), &mut out);
+            kubernetes::nodes_pool(spec, &names::pool_name(spec, name), release, &mut out);
         }
         "Kafka" | "NATS" | "Qdrant" => {
             skip_wrong_types(exposure::check(kind, spec, &mut out));
         }
         "SeaweedFS" => seaweedfs::check(spec, &mut out),
+        "ComputePlane" => skip_wrong_types(kubernetes::compute_plane(spec, &mut out)),
         _ => apps::check(kind, namespace, spec, &mut out),
     }
     out

@@ -128,6 +128,44 @@ pub const MAX_UNHEALTHY: Rule = Rule {
     level: Level::Deny,
 };
 
+/// `duration-format`.
+///
+/// `maxNodeProvisionTime`, `readyUnknownTimeout` or `readyFalseTimeout` that is not a whole number
+/// of s, m or h (v1.7.0-rc.3c780acd).
+///
+/// Source: `apps/kubernetes/templates/_helpers.tpl` (`kubernetes.positiveDuration`), its callers in
+/// `apps/kubernetes/templates/cluster.yaml` and `apps/kubernetes-nodes/templates/nodegroup.yaml`.
+pub const DURATION_FORMAT: Rule = Rule {
+    policy: POLICY,
+    id: "duration-format",
+    level: Level::Deny,
+};
+
+/// `computeplane-without-ingress`.
+///
+/// A ComputePlane with node groups, none of which has role ingress-nginx and `maxReplicas >= 1`
+/// (v1.7.0-rc.3c780acd).
+///
+/// Source: `extra/computeplane/templates/cluster.yaml`.
+pub const COMPUTEPLANE_WITHOUT_INGRESS: Rule = Rule {
+    policy: POLICY,
+    id: "computeplane-without-ingress",
+    level: Level::Deny,
+};
+
+/// `pod-cpu`.
+///
+/// A node group's `podCpuLimit` or `podCpuRequest` on a group its instance type sizes, negative, a
+/// zero limit without a request, a zero request beside a non-zero limit, or a request above the
+/// limit (v1.7.0-rc.3c780acd).
+///
+/// Source: `apps/kubernetes/templates/cluster.yaml`, `apps/kubernetes-nodes/templates/nodegroup.yaml`.
+pub const POD_CPU: Rule = Rule {
+    policy: POLICY,
+    id: "pod-cpu",
+    level: Level::Deny,
+};
+
 /// `extra-volumes`.
 ///
 /// Apiserver `extraVolumes`: empty, reserved or duplicate names, not exactly one source, a source
@@ -621,6 +659,9 @@ pub const RULES: Catalogue = Catalogue {
         EPHEMERAL_STORAGE,
         NODE_GROUP_RESOURCES,
         MAX_UNHEALTHY,
+        DURATION_FORMAT,
+        POD_CPU,
+        COMPUTEPLANE_WITHOUT_INGRESS,
         EXTRA_VOLUMES,
         EXTRA_VOLUME_MOUNTS,
         NODES_CLUSTER,

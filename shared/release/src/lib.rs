@@ -61,16 +61,26 @@ pub enum Fact {
     MaxUnhealthy,
     /// The Kubernetes chart's schema declares `oidc` (v1.6).
     Oidc,
+    /// `apps/kubernetes/templates/_helpers.tpl` defines
+    /// `kubernetes.positiveDuration`, which the Kubernetes and
+    /// KubernetesNodes charts pass the autoscaler's and the health check's
+    /// durations through (v1.7.0-rc.3c780acd).
+    PositiveDuration,
+    /// `cluster.yaml` checks a node group's `podCpuLimit` and
+    /// `podCpuRequest` (v1.7.0-rc.3c780acd).
+    PodCpu,
 }
 
 impl Fact {
     /// Every fact, in bit order.
-    pub const ALL: [Fact; 5] = [
+    pub const ALL: [Fact; 7] = [
         Fact::Md0Default,
         Fact::NodeGroupResources,
         Fact::ApiServerVolumes,
         Fact::MaxUnhealthy,
         Fact::Oidc,
+        Fact::PositiveDuration,
+        Fact::PodCpu,
     ];
 
     /// The fact's bit in [`Charts::facts`].
@@ -81,6 +91,8 @@ impl Fact {
             Fact::ApiServerVolumes => 1 << 2,
             Fact::MaxUnhealthy => 1 << 3,
             Fact::Oidc => 1 << 4,
+            Fact::PositiveDuration => 1 << 5,
+            Fact::PodCpu => 1 << 6,
         }
     }
 
@@ -92,6 +104,8 @@ impl Fact {
             Fact::ApiServerVolumes => "api-server-volumes",
             Fact::MaxUnhealthy => "max-unhealthy",
             Fact::Oidc => "oidc",
+            Fact::PositiveDuration => "positive-duration",
+            Fact::PodCpu => "pod-cpu",
         }
     }
 }

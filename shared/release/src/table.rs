@@ -36,8 +36,8 @@ static CHARTS_V1_7_0_RC_3C780ACD: Charts = Charts {
     kubernetes: "[v1.31 v1.32 v1.33 v1.34 v1.35]",
     oldest_kubernetes: 31,
     fixed_names: FIXED_NAMES[1],
-    // node-group-resources, api-server-volumes, max-unhealthy, oidc
-    facts: 0b11110,
+    // node-group-resources, api-server-volumes, max-unhealthy, oidc, positive-duration, pod-cpu
+    facts: 0b1111110,
 };
 
 static KNOWN_V1_6_2: Known = Known {

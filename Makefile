@@ -332,9 +332,9 @@ browser-test: playground
 ## share again on each platform variant, and a quarter of that as UPDATEs (PUT
 ## and merge PATCH). ORACLE_RELEASES names the releases instead (a release
 ## candidate only so: docs/releases.md). `oracle-smoke` is the test command's
-## short run with the same seed: fewer samples, variants, nulls (a third) and
-## updates, no name probes, and of an older patch release neither cases, nulls
-## nor stored copies (the newest of its line renders them).
+## short run with the same seed: fewer samples, variants and updates, no name
+## probes, and of an older patch release neither cases nor nulls (the newest
+## of its line renders them).
 .PHONY: oracle oracle-smoke oracle-probes
 ORACLE_PER_KIND ?= 130
 ORACLE_PATCH_PER_KIND ?= 40
@@ -361,5 +361,5 @@ oracle-smoke: dist
 	tools/oracle test
 	tools/oracle coverage --check
 	tools/oracle suite --seed $(ORACLE_SEED) --per-kind $(ORACLE_SMOKE_PER_KIND) \
-	  --patch-per-kind $(ORACLE_SMOKE_PATCH_PER_KIND) --patch-light --null-every 3 \
+	  --patch-per-kind $(ORACLE_SMOKE_PATCH_PER_KIND) --patch-light \
 	  --variant-every 32 --updates-per-kind 1 --no-name-probes --report target/oracle/smoke.json

@@ -59,9 +59,7 @@ def main(argv: list[str]) -> int:
     run.add_argument("--patch-per-kind", type=int, default=None,
                      help="samples per kind of a release older than the newest of its line (default --per-kind)")
     run.add_argument("--patch-light", action="store_true",
-                     help="leave out the cases, nulls and stored copies of a release older than the newest of its line")
-    run.add_argument("--null-every", type=int, default=1,
-                     help="of each kind's nulls, render every n-th")
+                     help="leave out the cases and nulls of a release older than the newest of its line")
     run.add_argument("--release", action="append", dest="releases",
                      help="a release of releases/, candidates included (default every released one)")
     run.add_argument("--cli", type=Path, default=ROOT / "target" / "release" / "cozystack-policies")
@@ -129,7 +127,7 @@ def main(argv: list[str]) -> int:
             versions=args.releases or versions(), exceptions=args.exceptions,
             report=args.report, workdir=Path(work), workers=args.workers, names=args.names,
             variant_every=args.variant_every, updates_per_kind=args.updates_per_kind, helm_from=args.helm_from,
-            patch_per_kind=args.patch_per_kind, patch_light=args.patch_light, null_every=args.null_every,
+            patch_per_kind=args.patch_per_kind, patch_light=args.patch_light,
         )
 
 

@@ -310,14 +310,12 @@ def _on_line(version: str, named: str) -> bool:
 def samples(
     release: Release, policies: Path, seed: int, per_kind: int, chart_defaults: dict[str, dict], names: bool = True,
     light: bool = False,
-    null_every: int = 1,
 ) -> list[Sample]:
-    """The samples of every kind of ``release``: all defaults, cases, nulls
-    (every ``null_every``-th of a kind's), probes and (with ``names``) name
-    probes, then mutations and pairs drawn with ``seed`` until each kind has
-    ``per_kind`` (or runs out of distinct ones). ``light`` leaves out the
-    cases and nulls (a patch release in the test command's smoke run: the
-    newest release of its line renders them)."""
+    """The samples of every kind of ``release``: all defaults, cases, nulls,
+    probes and (with ``names``) name probes, then mutations and pairs drawn
+    with ``seed`` until each kind has ``per_kind`` (or runs out of distinct
+    ones). ``light`` leaves out the cases and nulls (a patch release in the
+    test command's smoke run: the newest release of its line renders them)."""
     rng = random.Random(f"{seed}/{release.version}")
     out: list[Sample] = []
     cases = list(_case_objects(policies))
@@ -333,7 +331,7 @@ def samples(
         for label, obj in [] if light else cases:
             if obj.get("kind") == kind:
                 found.append(("case", label, copy.deepcopy(obj)))
-        for path in [] if light else list(_null_paths(full))[::null_every]:
+        for path in [] if light else _null_paths(full):
             found.append(("null", f"{render_path(path)} = null", _object(app, _set(base, path, None))))
         probe_file = probes_dir / f"{kind}.yaml"
         if probe_file.is_file():

@@ -122,7 +122,6 @@ def run(
     helm_from: Path | None = None,
     patch_per_kind: int | None = None,
     patch_light: bool = False,
-    null_every: int = 1,
 ) -> int:
     """Renders samples of every kind of ``versions`` with Helm and judges them
     with the bundle of ``bundle``: its ``dist/`` and ``deploy/``, each
@@ -140,10 +139,9 @@ def run(
     for version, release in releases.items():
         count = counts[version]
         light = patch_light and version in older
-        found = samples(release, root / "policies", seed, count, _chart_defaults(release), names, light, null_every)
+        found = samples(release, root / "policies", seed, count, _chart_defaults(release), names, light)
         found += on_variants(found, variant_every)
-        # A light release's stored copies are its line's newest release's.
-        everything += found + ([] if light else [stored(s, release) for s in found])
+        everything += found + [stored(s, release) for s in found]
         everything += updates(found, release, count // UPDATE_SHARE if updates_per_kind is None else updates_per_kind, seed)
     shown = ", ".join(f"{v} ({counts[v]} per kind{', also ' + ', '.join(g[1:]) if len(g) > 1 else ''})" for v, g in groups.items())
     print(f"oracle: {len(everything)} objects ({shown}, seed {seed})", file=sys.stderr)

@@ -17,7 +17,6 @@ The templates are otherwise the release's, byte for byte.
 from __future__ import annotations
 
 import io
-import json
 import re
 import shutil
 import tarfile
@@ -127,12 +126,12 @@ def rewrite_lookups(source: str) -> tuple[str, int]:
     return "".join(out), count
 
 
-def lookup_template(objects: dict) -> str:
+def lookup_template(objects: str) -> str:
     """The template :func:`rewrite_lookups` calls, answering from
-    ``objects`` (see :meth:`.cluster.Cluster.index`): a get returns the
+    ``objects`` (:meth:`.cluster.Cluster.index` as JSON): a get returns the
     object or an empty map, a list (empty name) a ``List`` whose items may
     be none, as an API server answers."""
-    db = json.dumps(objects, sort_keys=True).replace("`", "\\u0060")
+    db = objects.replace("`", "\\u0060")
     return (
         f'{{{{- define "{LOOKUP_TEMPLATE}" -}}}}\n'
         f"{{{{- $db := `{db}` | fromJson -}}}}\n"
@@ -182,8 +181,8 @@ class PreparedChart:
         """The chart's tree to coalesce with, which Helm changes as it goes."""
         return load_tree(self.source)
 
-    def load(self, objects: dict, installed: ChartTree) -> sdk.Chart:
-        """The chart with lookups answered from ``objects``, without the
+    def load(self, objects: str, installed: ChartTree) -> sdk.Chart:
+        """The chart with lookups answered from ``objects`` (JSON), without the
         subcharts ``installed`` (the tree after ``install_values``) lost."""
         lookups = self.copy / LOOKUP_FILE
         lookups.parent.mkdir(exist_ok=True)

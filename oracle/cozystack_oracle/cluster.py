@@ -23,7 +23,9 @@ A lookup of anything else finds nothing, as on a first install.
 from __future__ import annotations
 
 import copy
+import json
 import zlib
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,7 +34,7 @@ from . import sdk
 from . import manifests
 from .chart import PreparedChart
 from .release import Release
-from .helm import install_values, reproducible
+from .helm import CoalesceError, install_values, reproducible
 from .values import merge_maps
 from .variants import DEFAULT, Variant
 
@@ -44,6 +46,11 @@ _PLATFORM_SOURCE = {
     "metadata": {"name": "cozystack-platform", "namespace": "cozy-system"},
     "spec": {"interval": "5m", "url": "oci://ghcr.io/cozystack/cozystack/cozystack-packages"},
 }
+
+
+#: Renders a cluster keeps (:meth:`Cluster.render`): every Kubernetes sample
+#: renders the same CRD releases, megabytes each, with the same values.
+RENDERS_KEPT = 32
 
 
 class NotReproducible(RuntimeError):
@@ -69,6 +76,8 @@ class Cluster:
     #: Every object a lookup can find.
     objects: list[dict] = field(default_factory=list)
     _charts: dict[str, PreparedChart] = field(default_factory=dict)
+    #: The last renders by their inputs: what they rendered, or raised.
+    _renders: OrderedDict = field(default_factory=OrderedDict)
 
     @classmethod
     def boot(
@@ -125,11 +134,34 @@ class Cluster:
         of a release whose lookups also find ``existing``. Raises the SDK's
         errors."""
         prepared = self.chart(chart)
+        # A lookup's answers are inputs too, for a chart that looks up.
+        db = json.dumps(self.index(namespace, existing), sort_keys=True) if prepared.lookups else "{}"
+        try:
+            key = (chart, name, namespace, upgrade, db, json.dumps(values, sort_keys=True))
+        except TypeError:
+            # Keys JSON cannot order (numbers beside strings): not kept.
+            return self._render(prepared, values, name, namespace, db, upgrade)
+        if key not in self._renders:
+            try:
+                self._renders[key] = self._render(prepared, values, name, namespace, db, upgrade)
+            except (sdk.HelmError, NotReproducible, CoalesceError) as error:
+                self._renders[key] = error
+            if len(self._renders) > RENDERS_KEPT:
+                self._renders.popitem(last=False)
+        self._renders.move_to_end(key)
+        kept = self._renders[key]
+        if isinstance(kept, Exception):
+            raise kept
+        return kept
+
+    def _render(
+        self, prepared: PreparedChart, values: dict, name: str, namespace: str, db: str, upgrade: bool
+    ) -> dict[str, str]:
         tree = prepared.fresh_tree()
         coalesced = install_values(tree, values)
         if not reproducible(tree, coalesced):
-            raise NotReproducible(f"{chart}: the SDK would change these values (a global block)")
-        loaded = prepared.load(self.index(namespace, existing), tree)
+            raise NotReproducible(f"{prepared.source.name}: the SDK would change these values (a global block)")
+        loaded = prepared.load(db, tree)
         try:
             if upgrade:
                 return sdk.render(loaded, coalesced, name=name, namespace=namespace, upgrade=True, revision=2)

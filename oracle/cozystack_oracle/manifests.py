@@ -14,12 +14,13 @@ import base64
 import json
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 from dataclasses import dataclass
 
 from . import sdk
 
-# Helm's `sep` in pkg/release/v1/util/manifest.go.
-_SEPARATOR = re.compile(r"(?:^|\s*\n)---\s*")
+#: Go's ``\s`` (RE2: ASCII only), which Helm's separator below uses.
+_GO_SPACE = " \t\n\f\r"
 
 _DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 _DNS1035_LABEL = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
@@ -47,22 +48,55 @@ class Refusal:
     message: str
 
 
+def split(text: str) -> list[str]:
+    """``text`` split as Helm's ``sep`` splits it
+    (``regexp.MustCompile("(?:^|\\s*\n)---\\s*")``,
+    pkg/release/v1/util/manifest.go): at each ``---`` that starts the text
+    or follows a newline, the whitespace before that newline and after
+    the dashes going with the separator. Scanning for the dashes first
+    gives the regular expression's leftmost matches without trying it at
+    every character: a chart's CRDs are megabytes of indented text."""
+    parts, start, pos = [], 0, 0
+    while (dashes := text.find("---", pos)) >= 0:
+        if dashes == 0:
+            begin = 0
+        elif dashes - 1 >= start and text[dashes - 1] == "\n":
+            begin = dashes - 1
+            while begin > start and text[begin - 1] in _GO_SPACE:
+                begin -= 1
+        else:
+            pos = dashes + 1
+            continue
+        end = dashes + 3
+        while end < len(text) and text[end] in _GO_SPACE:
+            end += 1
+        parts.append(text[start:begin])
+        start = pos = end
+    parts.append(text[start:])
+    return parts
+
+
 def documents(rendered: dict[str, str]) -> Iterator[Manifest]:
     """Every non-empty document Helm installs, in template order
     (``NOTES.txt`` is shown, not installed)."""
     for template in sorted(rendered):
         if template.endswith("NOTES.txt"):
             continue
-        for text in _SEPARATOR.split(rendered[template]):
+        for text in split(rendered[template]):
             if text.strip():
                 yield Manifest(template, text)
 
 
 def parse(manifest: Manifest) -> dict | None:
     """The object of a document, read as Helm reads it (Go's YAML); ``None``
-    for a document of comments only."""
-    value = sdk.values_from_yaml(manifest.text)
-    return value or None
+    for a document of comments only. The same text gives the same object,
+    which its readers share and never change (:func:`applied` copies)."""
+    return _parse(manifest.text)
+
+
+@lru_cache(maxsize=2048)
+def _parse(text: str) -> dict | None:
+    return sdk.values_from_yaml(text) or None
 
 
 def objects(rendered: dict[str, str]) -> Iterator[dict]:

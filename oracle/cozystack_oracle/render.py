@@ -221,7 +221,7 @@ class Renderer:
             return Outcome("schema", message=f"chart dependencies processing failed: {error}")
         except NotReproducible as error:
             return Outcome("not-reproducible", message=str(error))
-        nested = []
+        nested, parsed = [], []
         for manifest in manifests.documents(rendered):
             try:
                 obj = manifests.parse(manifest)
@@ -229,6 +229,7 @@ class Renderer:
                 return Outcome("manifest", manifest.template, f"YAML parse error: {error}")
             if obj is None:
                 continue
+            parsed.append(obj)
             for refusal in manifests.apply_problems(manifest, obj):
                 return Outcome("apply", refusal.template, refusal.message)
             if not run.remote and obj.get("kind") != "CustomResourceDefinition":
@@ -239,12 +240,12 @@ class Renderer:
         if depth >= _NESTING:
             return RENDERED
         for hr in nested:
-            outcome = self._nested(hr, rendered, namespace, depth, run)
+            outcome = self._nested(hr, parsed, namespace, depth, run)
             if not outcome.ok:
                 return outcome
         return RENDERED
 
-    def _nested(self, hr: dict, parent: dict[str, str], namespace: str, depth: int, run: _Run) -> Outcome:
+    def _nested(self, hr: dict, parent: list[dict], namespace: str, depth: int, run: _Run) -> Outcome:
         """A HelmRelease a chart rendered, as helm-controller installs it.
         Its chart must be an ExternalArtifact the platform serves; its
         ``valuesFrom`` come from the tenant's ``cozystack-values``, from
@@ -263,7 +264,7 @@ class Renderer:
         # Tenant's own cozystack-values, read by the releases of the
         # releases it renders), what controllers wrote, what was there.
         applied = [obj for _, obj in run.rendered.objects]
-        rendered_objects = list(manifests.objects(parent)) + applied
+        rendered_objects = parent + applied
         rendered_objects += controllers.written(rendered_objects, namespace)
         rendered_objects += run.existing
         for source in spec.get("valuesFrom") or []:

@@ -1,8 +1,13 @@
 """What kube-apiserver refuses when Flux applies a rendered object."""
 
+import random
+import re
 import unittest
 
-from cozystack_oracle.manifests import Manifest, applied, apply_problems, objects, update_problems
+from cozystack_oracle.manifests import Manifest, applied, apply_problems, objects, split, update_problems
+
+#: Helm's separator (pkg/release/v1/util/manifest.go) with Go's ASCII ``\s``.
+HELM_SEPARATOR = re.compile(r"(?:^|[ \t\n\f\r]*\n)---[ \t\n\f\r]*")
 
 
 def problems(obj: dict) -> list[str]:
@@ -38,6 +43,13 @@ class ApplyProblems(unittest.TestCase):
     def test_documents_split_as_helm_splits_them(self):
         rendered = {"a/templates/x.yaml": "---\na: 1\n---\n\n---\nb: 2\n", "a/templates/NOTES.txt": "hello"}
         self.assertEqual(list(objects(rendered)), [{"a": 1}, {"b": 2}])
+
+    def test_split_finds_the_separators_helms_expression_finds(self):
+        cases = ["", "---", "a---b", "a\n---b", "---\n\n---\nx", "a \n \n---  \n----\n", "\n\n---\r\n---"]
+        rng = random.Random(7)
+        cases += ["".join(rng.choice("-\n a\t") for _ in range(rng.randrange(40))) for _ in range(5000)]
+        for text in cases:
+            self.assertEqual(split(text), HELM_SEPARATOR.split(text), repr(text))
 
 
 def statefulset(storage_class: str, size: str = "10Gi", replicas: int = 1) -> dict:

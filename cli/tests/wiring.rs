@@ -411,57 +411,27 @@ fn block<'t>(text: &'t str, policy: &str) -> &'t str {
     &rest[..end]
 }
 
-/// What is wrong with the wiring of `shape`, whose cluster holds the
-/// chart's `documents`.
-fn shape_failures(shape: &Shape, documents: &[Value]) -> Vec<String> {
-    let (code, text, _) = wiring(&cluster(documents, &shape.resources), &shape.name);
-    if code != 0 {
-        return vec![format!("{}: wiring exited {code}:\n{text}", shape.name)];
-    }
-    auditing(&shape.resources)
-        .into_iter()
-        .filter_map(|policy| {
-            let lines = block(&text, &policy);
-            (!lines.contains("[  ok  ] active") || !lines.contains("[  ok  ] audited on")).then(
-                || {
-                    format!(
-                        "{}: {policy} is not reported active and audited:\n{lines}",
-                        shape.name
-                    )
-                },
-            )
-        })
-        .collect()
-}
-
 #[test]
 fn every_shape_is_wired() {
     let Some((helm, shapes)) = helm() else { return };
-    // One Helm start for every shape's rendering, then the captures (a
-    // Python start per kubectl call) on both cores.
-    let renders: Vec<Render> = shapes
-        .iter()
-        .map(|shape| Render::with(json!({})).serving(&shape.resources))
-        .collect();
-    let rendered = helm.render(&renders).unwrap();
-    assert_eq!(rendered.len(), shapes.len());
-    let queue = std::sync::Mutex::new(shapes.iter().zip(rendered));
-    let failures = std::sync::Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
-        for _ in 0..2 {
-            scope.spawn(|| {
-                loop {
-                    let Some((shape, rendered)) = queue.lock().unwrap().next() else {
-                        break;
-                    };
-                    let found = shape_failures(shape, &rendered.documents().unwrap());
-                    failures.lock().unwrap().extend(found);
-                }
-            });
+    let mut failures = Vec::new();
+    for shape in &shapes {
+        let documents = rendered(&helm, json!({}), Some(&shape.resources));
+        let (code, text, _) = wiring(&cluster(&documents, &shape.resources), &shape.name);
+        if code != 0 {
+            failures.push(format!("{}: wiring exited {code}:\n{text}", shape.name));
+            continue;
         }
-    });
-    let mut failures = failures.into_inner().unwrap();
-    failures.sort();
+        for policy in auditing(&shape.resources) {
+            let lines = block(&text, &policy);
+            if !lines.contains("[  ok  ] active") || !lines.contains("[  ok  ] audited on") {
+                failures.push(format!(
+                    "{}: {policy} is not reported active and audited:\n{lines}",
+                    shape.name
+                ));
+            }
+        }
+    }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 

@@ -136,14 +136,11 @@ class Cluster:
         prepared = self.chart(chart)
         # A lookup's answers are inputs too, for a chart that looks up.
         db = json.dumps(self.index(namespace, existing), sort_keys=True) if prepared.lookups else "{}"
-        try:
-            key = (chart, name, namespace, upgrade, db, json.dumps(values, sort_keys=True))
-        except TypeError:
-            # Keys JSON cannot order (numbers beside strings): not kept.
-            return self._render(prepared, values, name, namespace, db, upgrade)
+        # Values come from JSON and Go's YAML reader: their keys are strings.
+        key = (chart, name, namespace, upgrade, db, json.dumps(values, sort_keys=True))
         if key not in self._renders:
             try:
-                self._renders[key] = self._render(prepared, values, name, namespace, db, upgrade)
+                self._renders[key] = self._render(chart, values, name, namespace, db, upgrade)
             except (sdk.HelmError, NotReproducible, CoalesceError) as error:
                 self._renders[key] = error
             if len(self._renders) > RENDERS_KEPT:
@@ -154,13 +151,12 @@ class Cluster:
             raise kept
         return kept
 
-    def _render(
-        self, prepared: PreparedChart, values: dict, name: str, namespace: str, db: str, upgrade: bool
-    ) -> dict[str, str]:
+    def _render(self, chart: str, values: dict, name: str, namespace: str, db: str, upgrade: bool) -> dict[str, str]:
+        prepared = self.chart(chart)
         tree = prepared.fresh_tree()
         coalesced = install_values(tree, values)
         if not reproducible(tree, coalesced):
-            raise NotReproducible(f"{prepared.source.name}: the SDK would change these values (a global block)")
+            raise NotReproducible(f"{chart}: the SDK would change these values (a global block)")
         loaded = prepared.load(db, tree)
         try:
             if upgrade:

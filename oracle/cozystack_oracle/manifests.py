@@ -14,8 +14,8 @@ import base64
 import json
 import re
 from collections.abc import Iterator
-from functools import lru_cache
 from dataclasses import dataclass
+from functools import lru_cache
 
 from . import sdk
 
